@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * dyncall ABI, version 1: the one definition of what the compiler plugins
+ * emit and what the runtime and the rewriter read.  docs/abi.md explains it;
+ * this header is the normative part.  C and C++, no dependencies, usable from
+ * the runtime, the GCC plugin, the LLVM pass (C++) and, through
+ * rewriter/dyncall_rewrite/abi.py which is checked against it by the test
+ * suite, from Python.
+ *
+ * A *key* is an object holding a function pointer that was declared with
+ * __attribute__((dynamic_call)) (a variable key), or the descriptor that
+ * stands for every object of an annotated field or typedef (a type key).
+ * A *site* is a call through a value loaded from a key.  The plugins compile
+ * a site as a direct call (or tail jump) to a per-site trampoline, passing the
+ * loaded pointer in the static-chain register, and describe it with one
+ * struct dyncall_site_entry in the __dyncall_sites section.  Each translation
+ * unit describes each key it uses with one struct dyncall_key_entry in the
+ * __dyncall_keys section.  Every address in both tables is a signed 32-bit
+ * offset from the field that holds it, so the tables need no relocation at
+ * load time and can live in read-only memory.
+ */
+#ifndef DYNCALL_ABI_H
+#define DYNCALL_ABI_H
+
+#ifdef __cplusplus
+#include <cstdint>
+#else
+#include <stdint.h>
+#endif
+
+#define DYNCALL_ABI_VERSION 1
+
+/* Section names.  Both are valid C identifiers so the linker defines
+ * __start_<name>/__stop_<name>.  Site entries are emitted per function with
+ * SHF_LINK_ORDER pointing at the function's section (they live and die with
+ * the function under --gc-sections); key entries are SHF_GNU_RETAIN. */
+#define DYNCALL_SITES_SECTION "__dyncall_sites"
+#define DYNCALL_KEYS_SECTION "__dyncall_keys"
+
+/* Symbol names shared by both plugins and the runtime. */
+#define DYNCALL_TRAMP_PREFIX "__dyncall_tramp." /* + <unit-id>.<n>          */
+#define DYNCALL_KEYCELL_PREFIX "__dyncall_keycell."
+#define DYNCALL_TYPE_KEY_PREFIX "__dyncall_tkey." /* + <md5 of key name>     */
+#define DYNCALL_RETPOLINE_THUNK "__dyncall_retpoline_r10"
+#define DYNCALL_REGISTER_FN "__dyncall_register"
+#define DYNCALL_UNREGISTER_FN "__dyncall_unregister"
+#define DYNCALL_STORE_FN "__dyncall_store"   /* (void *key, void *value)  */
+#define DYNCALL_NOTE_FN "__dyncall_note"     /* (void *tkey, void *value) */
+#define DYNCALL_RESYNC_FN "__dyncall_resync" /* (void *key)               */
+#define DYNCALL_CTOR_PRIORITY 100 /* before every user constructor (>= 101) */
+
+/* Attribute spelling and the annotation string the Clang plugin attaches. */
+#define DYNCALL_ATTR_NAME "dynamic_call"
+
+enum dyncall_entry_kind {
+	DYNCALL_KIND_CALL = 1,     /* call tramp                               */
+	DYNCALL_KIND_TAIL = 2,     /* jmp tramp (tail call): no return address  */
+	DYNCALL_KIND_KEY = 3,      /* struct dyncall_key_entry                 */
+	DYNCALL_KIND_PROLOGUE = 4, /* reserved: fentry-style patchable prologue */
+	DYNCALL_KIND_POLY = 5,     /* reserved: guarded multi-target site       */
+};
+
+/* struct dyncall_site_entry.flags */
+enum dyncall_site_flags {
+	/* The loaded pointer is "fresh": no store, call, fence or atomic
+	 * operation stronger than relaxed lies on any path between the load
+	 * and the call, and the loaded value is used only by the call and by
+	 * comparisons with null.  While the key's stores all go through the
+	 * runtime, such a site may be patched to a direct call without a
+	 * guard (see docs/abi.md, "Patch protocol"). */
+	DYNCALL_SITE_FRESH = 1u << 0,
+	DYNCALL_SITE_TYPE_KEY = 1u << 1,  /* key cell points at a type key     */
+	DYNCALL_SITE_RETPOLINE = 1u << 2, /* caller built with retpolines      */
+	DYNCALL_SITE_BTI = 1u << 3,       /* caller built with BTI (aarch64)    */
+	DYNCALL_SITE_IBT = 1u << 4,       /* caller built with IBT (x86-64)     */
+};
+
+/* struct dyncall_key_entry.flags */
+enum dyncall_key_flags {
+	/* The unit let the key's address escape (address taken other than by
+	 * a direct load or store, or an atomic read-modify-write): stores the
+	 * compiler cannot see may happen, so no site of this key may be
+	 * patched without a guard, in any module. */
+	DYNCALL_KEY_ESCAPES = 1u << 0,
+	DYNCALL_KEY_TYPE = 1u << 1,  /* a type key (field or typedef)         */
+	DYNCALL_KEY_CONST = 1u << 2, /* const-qualified: never stored         */
+};
+
+/* One per site, 20 bytes, 4-byte aligned.  All offsets are relative to the
+ * address of the field itself; 0 means "none". */
+struct dyncall_site_entry {
+	int32_t site;    /* the call/jmp instruction; 0 when the compiler could
+			  * not label it (Clang): the runtime discovers it from
+			  * the return address, dyncall-rewrite may fill it in */
+	int32_t tramp;   /* the trampoline entry (its patchable branch)       */
+	int32_t keycell; /* a pointer-sized cell holding the key's address    */
+	int32_t func;    /* start of the function that contains the site      */
+	uint8_t version; /* DYNCALL_ABI_VERSION                               */
+	uint8_t kind;    /* DYNCALL_KIND_CALL or DYNCALL_KIND_TAIL            */
+	uint16_t flags;  /* enum dyncall_site_flags                           */
+};
+
+/* One per key per translation unit, 16 bytes, 4-byte aligned. */
+struct dyncall_key_entry {
+	int32_t keycell; /* a pointer-sized cell holding the key's address    */
+	int32_t name;    /* NUL-terminated source name of the key, or 0       */
+	uint8_t version; /* DYNCALL_ABI_VERSION                               */
+	uint8_t kind;    /* DYNCALL_KIND_KEY                                  */
+	uint16_t flags;  /* enum dyncall_key_flags                            */
+	uint32_t reserved; /* 0 */
+};
+
+/* A type key: one per annotated field or typedef per module (hidden,
+ * COMDAT), writable.  `last` is the last value stored into any object of
+ * that type through code the plugin compiled; the plugins compare it inline
+ * and call __dyncall_note only when it changes. */
+struct dyncall_type_key {
+	void *last;
+	uint64_t reserved;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(dyncall_site_entry) == 20, "ABI");
+static_assert(sizeof(dyncall_key_entry) == 16, "ABI");
+#else
+_Static_assert(sizeof(struct dyncall_site_entry) == 20, "ABI");
+_Static_assert(sizeof(struct dyncall_key_entry) == 16, "ABI");
+#endif
+
+/* Resolve a self-relative field. */
+static inline void *dyncall_rel(const int32_t *field)
+{
+	return *field ? (void *)((const char *)field + *field) : (void *)0;
+}
+
+/*
+ * Trampolines (emitted by the plugins, one per site, hidden, in section
+ * .text.__dyncall_tramp).  The first instruction is the patchable branch;
+ * what follows it is the unpatched ("slow") path, an indirect branch
+ * through the static-chain register.
+ *
+ * x86-64 (static chain r10), 11 bytes, entry at 8k+3 so the rel32 field is
+ * 4-byte aligned and inside one aligned quadword:
+ *     cc cc cc            int3 padding (before the entry)
+ *   tramp:
+ *     e9 <rel32>          jmp slow            <- patched: jmp target/stub
+ *   slow:
+ *     41 ff e2            jmp *%r10           (no retpoline)
+ *     e9 <rel32>          jmp __dyncall_retpoline_r10   (retpoline build)
+ *
+ * aarch64 (static chain x18), entry 4-byte aligned:
+ *   tramp:
+ *     14000001            b slow              <- patched: b target/stub
+ *   slow:
+ *     aa1203f0            mov x16, x18        (x16: BTI "bti c" accepts br x16)
+ *     d61f0200            br x16
+ *
+ * ppc64le ELFv2 (static chain r11), entry 4-byte aligned:
+ *   tramp:
+ *     48000004            b slow              <- patched: b target/stub
+ *   slow:
+ *     7d6903a6            mtctr r11
+ *     7d6c5b78            mr r12, r11         (global entry wants r12)
+ *     4e800420            bctr
+ */
+#define DYNCALL_X86_64_TRAMP_PAD 3
+#define DYNCALL_X86_64_TRAMP_ALIGN 8
+
+#endif /* DYNCALL_ABI_H */
