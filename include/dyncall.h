@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * dyncall.h - public API of libdyncall, the dyncall runtime.
+ *
+ * Annotate a function-pointer variable (or typedef, or struct field) with
+ * DYNCALL and build with the dyncall compiler plugin: calls through it
+ * become direct calls that the runtime live-patches when the pointer
+ * changes.  Without the plugin DYNCALL expands to nothing and every call is
+ * an ordinary indirect call, so code using this header always builds.
+ *
+ *	static int (*DYNCALL on_event)(int);
+ *	on_event = handler_a;      // the plugin turns this into __dyncall_store
+ *	on_event(42);              // direct call to handler_a once patched
+ *
+ * The promise: a program behaves exactly like the same program with plain
+ * indirect calls.  Patching only makes it faster; whatever the runtime
+ * cannot do safely (no membarrier, mprotect refused, unexpected bytes) stays
+ * on the slow, always-correct indirect path and dyncall_status() says why.
+ *
+ * Stores the plugin cannot see.  A store from code that was not built with
+ * the plugin (a library, assembly, memcpy over the key, a debugger) does not
+ * repatch the sites: call dyncall_update(&key) after it.  Until then, sites
+ * of a key whose address escaped are guarded and stay correct (slower);
+ * sites the plugin proved "fresh" may be direct and would keep calling the
+ * old target.  Run with DYNCALL_CHECK=1 to find such stores (see
+ * docs/runtime.md, "Checking mode").
+ *
+ * Environment: DYNCALL_CHECK=1 (checking mode: every site guarded, stale
+ * calls reported on stderr), DYNCALL_DISABLE=1 (never patch anything).
+ *
+ * All functions are thread-safe and may be called from signal handlers
+ * (they block signals while they hold the runtime lock).  Every function
+ * returns a status; nothing aborts.
+ */
+#ifndef DYNCALL_H
+#define DYNCALL_H
+
+#ifdef __cplusplus
+#include <cstddef>
+#include <cstdint>
+extern "C" {
+#else
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+#define DYNCALL_VERSION_MAJOR 0
+#define DYNCALL_VERSION_MINOR 1
+#define DYNCALL_VERSION_PATCH 0
+
+#if defined(__has_attribute)
+#if __has_attribute(dynamic_call)
+#define DYNCALL __attribute__((dynamic_call))
+#endif
+#endif
+#ifndef DYNCALL
+#define DYNCALL /* no plugin: a plain function pointer */
+#endif
+
+/* Statuses: DYNCALL_OK or a negative error. */
+enum dyncall_status {
+	DYNCALL_OK = 0,
+	DYNCALL_ERR_INVAL = -1,      /* bad argument                          */
+	DYNCALL_ERR_NOKEY = -2,      /* no registered module uses this key    */
+	DYNCALL_ERR_MEMBARRIER = -3, /* no membarrier SYNC_CORE: all slow     */
+	DYNCALL_ERR_MPROTECT = -4,   /* mprotect refused: all slow            */
+	DYNCALL_ERR_NOMEM = -5,      /* no memory (or none near the sites)    */
+	DYNCALL_ERR_BYTES = -6,      /* unexpected bytes at a patch point     */
+	DYNCALL_ERR_ABI = -7,        /* table entry this runtime cannot read  */
+	DYNCALL_ERR_RANGE = -8,      /* branch cannot reach; no stub in range */
+	DYNCALL_ERR_DISABLED = -9,   /* DYNCALL_DISABLE=1                     */
+	DYNCALL_ERR_ALIGN = -10,     /* patch point cannot be written safely  */
+};
+
+/* The state of a site (what its patchable branches currently do). */
+enum dyncall_site_state {
+	DYNCALL_STATE_SLOW = 0,    /* indirect call through the loaded pointer */
+	DYNCALL_STATE_GUARDED = 1, /* guard stub: compare, then direct jump    */
+	DYNCALL_STATE_DIRECT = 2,  /* direct call to the target (or far stub)  */
+};
+
+/* Store `value` into the variable key `key` (seq_cst) and repatch its
+ * sites.  What the plugin calls for every store it sees.  An address that
+ * is not a registered key is simply stored to (DYNCALL_ERR_NOKEY). */
+int dyncall_set(void *key, void *value);
+
+/* The key was written by code the plugin did not see: repatch its sites
+ * for its current value. */
+int dyncall_update(void *key);
+
+/* The same for n keys with one core synchronization per phase for the
+ * whole batch.  Returns the first error, after doing all it can. */
+int dyncall_update_batch(void *const *keys, size_t n);
+int dyncall_set_batch(void *const *keys, void *const *values, size_t n);
+
+struct dyncall_key_info {
+	const char *name;   /* source name of the key (from its key entry)    */
+	const void *value;  /* value the sites are patched for               */
+	unsigned nsites;    /* registered sites                               */
+	unsigned ndirect;   /* ... in each state                              */
+	unsigned nguarded;
+	unsigned nslow;
+	int escapes;        /* some module let the key's address escape       */
+	int type_key;       /* a type key (struct dyncall_type_key)           */
+};
+
+/* Describe a key (a variable key's address or a type key's descriptor). */
+int dyncall_key_info(const void *key, struct dyncall_key_info *out);
+
+#define DYNCALL_MAX_CALLS 8 /* call instructions recorded per trampoline */
+
+struct dyncall_site_info {
+	const void *site;     /* first known call/jmp instruction, or NULL    */
+	unsigned ncalls;      /* call instructions known (given or discovered) */
+	const void *calls[DYNCALL_MAX_CALLS];
+	const void *tramp;    /* the trampoline                               */
+	const void *func;     /* enclosing function                           */
+	const void *target;   /* current target (NULL when slow)              */
+	int state;            /* enum dyncall_site_state                      */
+	int status;           /* DYNCALL_OK or why the site is not patched    */
+	int kind;             /* DYNCALL_KIND_CALL / _TAIL (dyncall/abi.h)    */
+	unsigned flags;       /* enum dyncall_site_flags                      */
+	int discovering;      /* run-time discovery still active              */
+};
+
+/* Call fn for every site of key, under the runtime lock (fn must not call
+ * back into dyncall).  fn returns nonzero to stop.  Returns the number of
+ * sites visited or a negative status. */
+typedef int (*dyncall_site_fn)(const struct dyncall_site_info *info,
+			       void *arg);
+int dyncall_foreach_site(const void *key, dyncall_site_fn fn, void *arg);
+
+struct dyncall_stats {
+	uint64_t modules;        /* registered modules                     */
+	uint64_t sites;          /* registered sites                       */
+	uint64_t keys;           /* registered keys                        */
+	uint64_t patches;        /* branch writes done (each step counted) */
+	uint64_t skipped;        /* writes skipped: nothing would change   */
+	uint64_t refused;        /* writes refused: unexpected bytes etc.  */
+	uint64_t membarriers;    /* core synchronizations                  */
+	uint64_t stubs;          /* stubs and thunks generated             */
+	uint64_t discoveries;    /* call instructions discovered           */
+	uint64_t verify_failures;/* discovery checks that failed           */
+	uint64_t guard_misses;   /* checking mode: stale calls seen        */
+	uint64_t stores;         /* stores that repatched                  */
+};
+
+void dyncall_get_stats(struct dyncall_stats *out);
+
+/* DYNCALL_OK when fast paths are available, else why they are off. */
+int dyncall_status(void);
+/* Human-readable form of the above, e.g.
+ * "mprotect(0x5555..., RWX) refused: Permission denied". */
+const char *dyncall_status_string(void);
+/* "MAJOR.MINOR.PATCH" */
+const char *dyncall_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DYNCALL_H */

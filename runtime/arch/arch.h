@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * The per-architecture contract of the runtime.  The generic code decides
+ * *what* every branch should point at and *when* cores are synchronized;
+ * an architecture only says how to read, encode and write one branch and
+ * how to lay out the small pieces of code the runtime generates:
+ *
+ *   - one patchable branch: arch_branch_read(), arch_branch_plan()
+ *     (a plan is 1..ARCH_MAX_STEPS stores; the generic writer executes step
+ *     i of every branch of a batch, then synchronizes all cores, then step
+ *     i + 1, so a batch costs one membarrier per step, not per branch),
+ *   - the trampoline's slow path: arch_tramp_slow(),
+ *   - the code the runtime generates: a region header (shared entries),
+ *     guard stubs, far stubs and discovery thunks: arch_emit_*(),
+ *   - discovery's proof: arch_call_before(),
+ *   - instruction cache maintenance after a write: arch_flush_icache().
+ *
+ * This header holds the only architecture #if ladder of the runtime.
+ */
+#ifndef DYNCALL_ARCH_H
+#define DYNCALL_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__x86_64__)
+#include "x86_64.h"
+#else
+#error "dyncall runtime: unsupported architecture (x86_64 only so far)"
+#endif
+
+/* Kinds of patchable branches. */
+enum arch_op {
+	ARCH_OP_CALL = 1, /* a call whose return address matters */
+	ARCH_OP_JMP = 2,  /* a jump (trampoline branch, tail site) */
+};
+
+/* One store of a branch write.  `atomic` stores are done as a single
+ * aligned store of the naturally aligned quadword that contains them (the
+ * other bytes rewritten with their current value, under the lock); the
+ * others are only done while no thread can execute the bytes. */
+struct arch_step {
+	uintptr_t addr;
+	uint8_t len;
+	bool atomic;
+	uint8_t bytes[8];
+};
+
+/* Does the branch at `at` have the shape `op <dest>`?  Sets *dest. */
+bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest);
+
+/* Can a branch at `at` reach `dest` without a stub? */
+bool arch_branch_reaches(uintptr_t at, uintptr_t dest);
+
+/* Plan the stores that turn the branch at `at`, currently going to `cur`,
+ * into one going to `want`.  Returns the number of steps (0 when nothing
+ * changes) or a negative enum dyncall_status. */
+int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
+		     uintptr_t want, struct arch_step steps[ARCH_MAX_STEPS]);
+
+/* If `tramp` is an unpatched trampoline, return its slow path (the
+ * unpatched branch's destination), else 0.  *retpoline is set when the slow
+ * path is a retpoline rather than an indirect branch. */
+uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline);
+
+/* The call instruction that returns to `ret`, if it is a direct call to
+ * `tramp` (the discovery proof); the caller has checked that
+ * [ret - ARCH_CALL_LEN, ret) is in the module's executable segment. */
+bool arch_call_before(uintptr_t ret, uintptr_t tramp);
+
+/* Generated code.  `at` is where the bytes will live, `region` the base of
+ * their region (its header holds the shared entries).  Each returns the
+ * number of bytes written to buf (at most ARCH_STUB_SIZE, or
+ * ARCH_REGION_HEADER for the header). */
+size_t arch_emit_region_header(uint8_t *buf, uintptr_t at);
+size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
+		       uintptr_t target, unsigned flavor, uintptr_t site);
+size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
+		     uintptr_t target, unsigned flavor);
+size_t arch_emit_disc_thunk(uint8_t *buf, uintptr_t at, uintptr_t region,
+			    uintptr_t site, unsigned flavor);
+
+/* Make [addr, addr + len) visible to instruction fetch on this core
+ * (the cross-core part is the membarrier the generic code issues). */
+void arch_flush_icache(uintptr_t addr, size_t len);
+
+#endif /* DYNCALL_ARCH_H */

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * x86-64 implementation of the arch contract (arch.h): rel32 branches,
+ * the jump-to-self write protocol, and the bytes of generated stubs.
+ */
+#include <string.h>
+
+#include "../internal.h"
+#include "arch.h"
+
+/* Opcodes, with their assembly. */
+#define OP_CALL32 0xe8      /* call rel32                          */
+#define OP_JMP32 0xe9       /* jmp rel32                           */
+#define OP_JMP8 0xeb        /* jmp rel8                            */
+#define OP_JNE8 0x75        /* jne rel8                            */
+#define OP_INT3 0xcc        /* int3                                */
+#define OP_RET 0xc3         /* ret                                 */
+#define REL8_SELF 0xfe      /* eb fe: jmp .                        */
+static const uint8_t CMP_RIP_R10[] = { 0x4c, 0x3b, 0x15 }; /* cmp d32(%rip),%r10 */
+static const uint8_t JMP_RIP[] = { 0xff, 0x25 };           /* jmp *d32(%rip)     */
+static const uint8_t MOV_RIP_R11[] = { 0x4c, 0x8b, 0x1d }; /* mov d32(%rip),%r11 */
+static const uint8_t LEA_RIP_R11[] = { 0x4c, 0x8d, 0x1d }; /* lea d32(%rip),%r11 */
+static const uint8_t JMP_R10[] = { 0x41, 0xff, 0xe2 };     /* jmp *%r10          */
+static const uint8_t MOVABS_R11[] = { 0x49, 0xbb };        /* movabs $i64,%r11   */
+static const uint8_t PUSH_R11[] = { 0x41, 0x53 };          /* push %r11          */
+static const uint8_t PAUSE[] = { 0xf3, 0x90 };             /* pause              */
+static const uint8_t LFENCE[] = { 0x0f, 0xae, 0xe8 };      /* lfence             */
+static const uint8_t MOV_R10_RSP[] = { 0x4c, 0x89, 0x14, 0x24 }; /* mov %r10,(%rsp) */
+static const uint8_t MOV_R11_RSP[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%rsp) */
+
+/* Region header layout (offsets from the region base). */
+#define HDR_RETPOLINE_R10 0
+#define HDR_RETPOLINE_R11 32
+#define HDR_DISC_PLAIN 64
+#define HDR_DISC_RETP 80
+#define HDR_REPORT_PLAIN 96
+#define HDR_REPORT_RETP 112
+#define HDR_LIT_DISC 192
+#define HDR_LIT_REPORT 200
+
+/* Stub layout: code first, literals in the last quarter of the slot. */
+#define STUB_LIT 40      /* .quad target                          */
+#define STUB_LIT_SITE 48 /* .quad site (checking mode)            */
+
+/* In x86_64.S. */
+void dc_x86_64_discover_entry(void) DC_HIDDEN;
+void dc_x86_64_report_entry(void) DC_HIDDEN;
+
+static int64_t rel(uintptr_t next_insn, uintptr_t dest)
+{
+	return (int64_t)(dest - next_insn);
+}
+
+static bool fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+bool arch_branch_reaches(uintptr_t at, uintptr_t dest)
+{
+	return fits32(rel(at + ARCH_BRANCH_LEN, dest));
+}
+
+bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest)
+{
+	const uint8_t *p = (const uint8_t *)at;
+	int32_t d;
+
+	if (p[0] != (op == ARCH_OP_CALL ? OP_CALL32 : OP_JMP32))
+		return false;
+	memcpy(&d, p + 1, 4);
+	*dest = at + ARCH_BRANCH_LEN + (intptr_t)d;
+	return true;
+}
+
+static bool same_qword(uintptr_t a, uintptr_t b)
+{
+	return (a & ~(uintptr_t)7) == (b & ~(uintptr_t)7);
+}
+
+/*
+ * Rewrite the destination of `call/jmp rel32` at `at`.
+ *
+ *   before:  e8|e9 o0 o1 o2 o3      (old rel32)
+ *   after:   e8|e9 n0 n1 n2 n3      (new rel32)
+ *
+ * Only the changed bytes are written.  When they lie in one aligned
+ * quadword (always true for a trampoline: its rel32 is 4-byte aligned):
+ *   1. one atomic store of the quadword holding them.
+ * Otherwise HotSpot's jump-to-self, which needs the first two bytes in one
+ * aligned quadword (else the branch is refused, DYNCALL_ERR_ALIGN):
+ *   1. atomic store  eb fe           (jmp .: arriving threads spin)
+ *      -- sync cores: nobody is executing the old instruction's tail --
+ *   2. plain stores  n1 n2 n3        (bytes at+2 .. at+4)
+ *      -- sync cores --
+ *   3. atomic store  e8|e9 n0        (the new instruction appears whole)
+ *      -- sync cores (by the caller, as after every batch) --
+ */
+int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
+		     uintptr_t want, struct arch_step steps[ARCH_MAX_STEPS])
+{
+	uint8_t opc = op == ARCH_OP_CALL ? OP_CALL32 : OP_JMP32;
+	int64_t o = rel(at + ARCH_BRANCH_LEN, cur);
+	int64_t n = rel(at + ARCH_BRANCH_LEN, want);
+	uint8_t ob[4], nb[4];
+	int32_t o32 = (int32_t)o, n32 = (int32_t)n;
+	int first = -1, last = -1;
+
+	if (!fits32(n))
+		return DYNCALL_ERR_RANGE;
+	memcpy(ob, &o32, 4);
+	memcpy(nb, &n32, 4);
+	for (int i = 0; i < 4; i++) {
+		if (ob[i] != nb[i]) {
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	}
+	if (first < 0)
+		return 0;
+	if (same_qword(at + 1 + first, at + 1 + last)) {
+		steps[0].addr = at + 1 + first;
+		steps[0].len = last - first + 1;
+		steps[0].atomic = true;
+		memcpy(steps[0].bytes, nb + first, steps[0].len);
+		return 1;
+	}
+	if (!same_qword(at, at + 1))
+		return DYNCALL_ERR_ALIGN;
+	steps[0] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
+				       .bytes = { OP_JMP8, REL8_SELF } };
+	steps[1] = (struct arch_step){ .addr = at + 2, .len = 3,
+				       .atomic = false,
+				       .bytes = { nb[1], nb[2], nb[3] } };
+	steps[2] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
+				       .bytes = { opc, nb[0] } };
+	return 3;
+}
+
+/*
+ * An unpatched trampoline (abi.h):
+ *   tramp:  e9 00 00 00 00   jmp slow
+ *   slow:   41 ff e2         jmp *%r10
+ *      or:  e9 <rel32>       jmp __dyncall_retpoline_r10
+ */
+uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
+{
+	const uint8_t *s = (const uint8_t *)tramp + ARCH_BRANCH_LEN;
+	uintptr_t dest;
+
+	if (!arch_branch_read(tramp, ARCH_OP_JMP, &dest) ||
+	    dest != tramp + ARCH_BRANCH_LEN)
+		return 0;
+	if (!memcmp(s, JMP_R10, sizeof(JMP_R10))) {
+		*retpoline = false;
+		return dest;
+	}
+	if (s[0] == OP_JMP32) {
+		*retpoline = true;
+		return dest;
+	}
+	return 0;
+}
+
+bool arch_call_before(uintptr_t ret, uintptr_t tramp)
+{
+	uintptr_t dest;
+
+	return arch_branch_read(ret - ARCH_CALL_LEN, ARCH_OP_CALL, &dest) &&
+	       dest == tramp;
+}
+
+/* A tiny assembler over a buffer that knows where it will live. */
+struct emit {
+	uint8_t *buf;
+	uintptr_t at;
+	size_t n;
+};
+
+static void put(struct emit *e, const void *b, size_t len)
+{
+	memcpy(e->buf + e->n, b, len);
+	e->n += len;
+}
+
+static void put8(struct emit *e, uint8_t b)
+{
+	e->buf[e->n++] = b;
+}
+
+static void put32(struct emit *e, int32_t v)
+{
+	put(e, &v, 4);
+}
+
+static void put64(struct emit *e, uint64_t v)
+{
+	put(e, &v, 8);
+}
+
+static uintptr_t pc(const struct emit *e)
+{
+	return e->at + e->n;
+}
+
+/* <insn with a rip-relative disp32 at its end> to `dest` */
+static void put_rip(struct emit *e, const uint8_t *insn, size_t len,
+		    uintptr_t dest)
+{
+	put(e, insn, len);
+	put32(e, (int32_t)rel(pc(e) + 4, dest));
+}
+
+static void put_jmp32(struct emit *e, uintptr_t dest)
+{
+	put8(e, OP_JMP32);
+	put32(e, (int32_t)rel(pc(e) + 4, dest));
+}
+
+static void pad_to(struct emit *e, size_t off)
+{
+	while (e->n < off)
+		put8(e, OP_INT3);
+}
+
+/*
+ *   call 1f
+ * 2: pause ; lfence ; jmp 2b
+ * 1: mov %reg,(%rsp) ; ret
+ */
+static void put_retpoline(struct emit *e, const uint8_t mov[4])
+{
+	put8(e, OP_CALL32);
+	put32(e, sizeof(PAUSE) + sizeof(LFENCE) + 2);
+	put(e, PAUSE, sizeof(PAUSE));
+	put(e, LFENCE, sizeof(LFENCE));
+	put8(e, OP_JMP8);
+	put8(e, (uint8_t)-(int)(sizeof(PAUSE) + sizeof(LFENCE) + 2));
+	put(e, mov, 4);
+	put8(e, OP_RET);
+}
+
+/*
+ * Shared entries of a region, reached by rel32 from its stubs:
+ *   +0    retpoline on r10
+ *   +32   retpoline on r11
+ *   +64   disc_plain:   push %r11 ; jmp *lit_disc(%rip)
+ *   +80   disc_retp:    push %r11 ; mov lit_disc(%rip),%r11 ; jmp +32
+ *   +96   report_plain, +112 report_retp: the same for lit_report
+ *   +192  lit_disc:     .quad dc_x86_64_discover_entry
+ *   +200  lit_report:   .quad dc_x86_64_report_entry
+ * The entries find their argument (site or stub literal) pushed on the
+ * stack: r11 is the only register free at a trampoline's destination.
+ */
+size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
+{
+	struct emit e = { buf, at, 0 };
+	static const struct {
+		size_t off, lit;
+		bool retp;
+	} entries[] = {
+		{ HDR_DISC_PLAIN, HDR_LIT_DISC, false },
+		{ HDR_DISC_RETP, HDR_LIT_DISC, true },
+		{ HDR_REPORT_PLAIN, HDR_LIT_REPORT, false },
+		{ HDR_REPORT_RETP, HDR_LIT_REPORT, true },
+	};
+
+	put_retpoline(&e, MOV_R10_RSP);
+	pad_to(&e, HDR_RETPOLINE_R11);
+	put_retpoline(&e, MOV_R11_RSP);
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		pad_to(&e, entries[i].off);
+		put(&e, PUSH_R11, sizeof(PUSH_R11));
+		if (entries[i].retp) {
+			put_rip(&e, MOV_RIP_R11, sizeof(MOV_RIP_R11),
+				at + entries[i].lit);
+			put_jmp32(&e, at + HDR_RETPOLINE_R11);
+		} else {
+			put_rip(&e, JMP_RIP, sizeof(JMP_RIP),
+				at + entries[i].lit);
+		}
+	}
+	pad_to(&e, HDR_LIT_DISC);
+	put64(&e, (uintptr_t)dc_x86_64_discover_entry);
+	put64(&e, (uintptr_t)dc_x86_64_report_entry);
+	pad_to(&e, ARCH_REGION_HEADER);
+	return e.n;
+}
+
+/* jmp target: rel32 if it reaches, else through the literal at STUB_LIT
+ * (jmp *lit(%rip), or mov lit(%rip),%r11 + retpoline on r11). */
+static void put_jump_to(struct emit *e, uintptr_t region, uintptr_t target,
+			unsigned flavor)
+{
+	if (fits32(rel(pc(e) + 5, target))) {
+		put_jmp32(e, target);
+	} else if (flavor & DC_FLAVOR_RETPOLINE) {
+		put_rip(e, MOV_RIP_R11, sizeof(MOV_RIP_R11), e->at + STUB_LIT);
+		put_jmp32(e, region + HDR_RETPOLINE_R11);
+	} else {
+		put_rip(e, JMP_RIP, sizeof(JMP_RIP), e->at + STUB_LIT);
+	}
+}
+
+/*
+ * Guard stub for target T (immutable once published):
+ *     cmp lit(%rip),%r10         4c 3b 15 <d32>
+ *     jne slow                   75 <d8>
+ *     jmp T                      e9 <rel32> | far form (put_jump_to)
+ *   slow:
+ *     jmp *%r10                  41 ff e2           (plain)
+ *     jmp retpoline_r10          e9 <rel32>         (RETPOLINE sites)
+ *     lea lit(%rip),%r11 ; jmp report_{plain,retp}  (checking mode)
+ *   lit: .quad T ; .quad site
+ */
+size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
+		       uintptr_t target, unsigned flavor, uintptr_t site)
+{
+	struct emit e = { buf, at, 0 };
+	size_t jne;
+
+	put_rip(&e, CMP_RIP_R10, sizeof(CMP_RIP_R10), at + STUB_LIT);
+	put8(&e, OP_JNE8);
+	jne = e.n;
+	put8(&e, 0);
+	put_jump_to(&e, region, target, flavor);
+	buf[jne] = (uint8_t)(e.n - jne - 1);
+	if (flavor & DC_FLAVOR_CHECK) {
+		put_rip(&e, LEA_RIP_R11, sizeof(LEA_RIP_R11), at + STUB_LIT);
+		put_jmp32(&e, region + (flavor & DC_FLAVOR_RETPOLINE ?
+					HDR_REPORT_RETP : HDR_REPORT_PLAIN));
+	} else if (flavor & DC_FLAVOR_RETPOLINE) {
+		put_jmp32(&e, region + HDR_RETPOLINE_R10);
+	} else {
+		put(&e, JMP_R10, sizeof(JMP_R10));
+	}
+	pad_to(&e, STUB_LIT);
+	put64(&e, target);
+	put64(&e, site);
+	pad_to(&e, ARCH_STUB_SIZE);
+	return e.n;
+}
+
+/* Far stub for a direct site whose target is out of rel32 range:
+ *     jmp *lit(%rip)  |  mov lit(%rip),%r11 ; jmp retpoline_r11
+ *   lit: .quad T */
+size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
+		     uintptr_t target, unsigned flavor)
+{
+	struct emit e = { buf, at, 0 };
+
+	if (flavor & DC_FLAVOR_RETPOLINE) {
+		put_rip(&e, MOV_RIP_R11, sizeof(MOV_RIP_R11), at + STUB_LIT);
+		put_jmp32(&e, region + HDR_RETPOLINE_R11);
+	} else {
+		put_rip(&e, JMP_RIP, sizeof(JMP_RIP), at + STUB_LIT);
+	}
+	pad_to(&e, STUB_LIT);
+	put64(&e, target);
+	put64(&e, 0);
+	pad_to(&e, ARCH_STUB_SIZE);
+	return e.n;
+}
+
+/* Discovery thunk of one site:
+ *     movabs $site,%r11          49 bb <i64>
+ *     jmp disc_{plain,retp}      e9 <rel32>     (region header) */
+size_t arch_emit_disc_thunk(uint8_t *buf, uintptr_t at, uintptr_t region,
+			    uintptr_t site, unsigned flavor)
+{
+	struct emit e = { buf, at, 0 };
+
+	put(&e, MOVABS_R11, sizeof(MOVABS_R11));
+	put64(&e, site);
+	put_jmp32(&e, region + (flavor & DC_FLAVOR_RETPOLINE ?
+				HDR_DISC_RETP : HDR_DISC_PLAIN));
+	pad_to(&e, ARCH_THUNK_SIZE);
+	return e.n;
+}
+
+/* x86 keeps instruction fetch coherent with stores; what remains is the
+ * serialization of the other cores, done by the generic membarrier. */
+void arch_flush_icache(uintptr_t addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+}

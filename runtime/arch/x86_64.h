@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* x86-64 constants of the arch contract (arch.h). */
+#ifndef DYNCALL_ARCH_X86_64_H
+#define DYNCALL_ARCH_X86_64_H
+
+#define ARCH_NAME "x86_64"
+#define ARCH_MAX_STEPS 3       /* jump-to-self: head, tail, head          */
+#define ARCH_CALL_LEN 5        /* e8 <rel32>                              */
+#define ARCH_BRANCH_LEN 5      /* e8/e9 <rel32>                           */
+#define ARCH_REACH 0x7fff0000L /* rel32, minus a margin for the stub size */
+#define ARCH_STUB_SIZE 64      /* one cache line per guard/far stub       */
+#define ARCH_THUNK_SIZE 16     /* one discovery thunk                     */
+#define ARCH_REGION_HEADER 256 /* shared entries at the start of a region */
+#define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * Checking mode (DYNCALL_CHECK=1): every site is guarded by a per-site
+ * stub whose miss path enters dc_report() instead of the slow path.  A miss
+ * means the pointer a site loaded is not the value the runtime patched for:
+ * a store the compiler did not see (code built without the plugin, memcpy,
+ * a debugger) and nobody called dyncall_update().  Reported once per site;
+ * the call then goes to the loaded pointer, as the program asked.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "internal.h"
+
+/* Which instruction of the site ran: a known call returning to ret, a
+ * not yet known call to the trampoline, or (jumps) the trampoline. */
+static uintptr_t site_address(const struct dc_site *s, uintptr_t ret)
+{
+	uintptr_t call = ret - ARCH_CALL_LEN;
+
+	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
+		uintptr_t a = atomic_load(&s->calls[i].addr);
+
+		if (a && s->kind == DYNCALL_KIND_CALL && a == call)
+			return a;
+	}
+	if (s->kind == DYNCALL_KIND_CALL && dc_in_exec(s->mod, call, ret) &&
+	    arch_call_before(ret, s->tramp))
+		return call;
+	if (atomic_load(&s->calls[0].addr))
+		return atomic_load(&s->calls[0].addr);
+	return s->tramp;
+}
+
+int dc_report(const uintptr_t *lit, uintptr_t ret, uintptr_t loaded)
+{
+	const struct dc_site *cs = (const struct dc_site *)lit[1];
+	struct dc_site *s = (struct dc_site *)cs;
+	const char *name = "?", *sym = "?";
+	uintptr_t at, base = 0;
+	char buf[512];
+	Dl_info di;
+	int n;
+
+	DC_STAT_ADD(guard_misses, 1);
+	if (!s)
+		return 0;
+	if (atomic_exchange(&s->reported, true))
+		return (s->flags & DYNCALL_SITE_RETPOLINE) != 0;
+	at = site_address(s, ret);
+	if (s->key && s->key->name)
+		name = s->key->name;
+	if (dladdr((void *)at, &di)) {
+		if (di.dli_sname) {
+			sym = di.dli_sname;
+			base = (uintptr_t)di.dli_saddr;
+		} else if (di.dli_fname) {
+			sym = di.dli_fname;
+			base = (uintptr_t)di.dli_fbase;
+		}
+	}
+	n = snprintf(buf, sizeof(buf),
+		     "dyncall: stale key '%s' at %s+0x%lx (%#lx): called %#lx, "
+		     "sites patched to %#lx\n",
+		     name, sym, (unsigned long)(at - base), (unsigned long)at,
+		     (unsigned long)loaded, (unsigned long)lit[0]);
+	if (n > (int)sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	if (write(STDERR_FILENO, buf, n) < 0) {
+		/* nothing else we can do */
+	}
+	return (s->flags & DYNCALL_SITE_RETPOLINE) != 0;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * Shared definitions of the runtime.  Everything here is hidden; only the
+ * dyncall_* and __dyncall_* entry points are exported (dyncall.map).
+ *
+ * Objects:
+ *   module  one registered (sites, keys) table pair, i.e. one DSO/executable
+ *   key     a variable key (its address) or a type key (its descriptor)
+ *   site    one site entry: a trampoline plus up to DYNCALL_MAX_CALLS call
+ *           instructions that reach it
+ *   point   one patchable rel32 branch (a trampoline or a call/jmp)
+ *
+ * Locking: one global lock (lock.c) guards everything except the discovery
+ * slots, which the discovery handler fills lock-free (see discovery.c).
+ */
+#ifndef DYNCALL_INTERNAL_H
+#define DYNCALL_INTERNAL_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dyncall.h"
+#include "dyncall/abi.h"
+
+#define DC_HIDDEN __attribute__((visibility("hidden")))
+#define DC_EXPORT __attribute__((visibility("default")))
+
+/* What a point currently branches to. */
+enum dc_dest_kind {
+	DC_DEST_SLOW = 0,  /* trampoline slow path / the trampoline itself */
+	DC_DEST_DISC = 1,  /* the site's discovery thunk                   */
+	DC_DEST_GUARD = 2, /* an immutable guard stub                      */
+	DC_DEST_DIRECT = 3,/* the target or a far stub to it               */
+};
+
+struct dc_point {
+	_Atomic uintptr_t addr; /* the branch instruction; 0 = unused slot    */
+	uintptr_t cur;          /* destination currently written              */
+	uint8_t op;             /* ARCH_OP_CALL / ARCH_OP_JMP                 */
+	uint8_t cur_kind;       /* enum dc_dest_kind of cur                   */
+	uint8_t want_kind;      /* the same for want                          */
+	uint8_t nsteps;         /* planned steps in the current batch         */
+	int status;             /* last refusal, DYNCALL_OK otherwise         */
+	uintptr_t want;         /* destination to write in the current batch  */
+	struct dc_point *next;  /* batch list                                 */
+};
+
+struct dc_module;
+struct dc_key;
+
+struct dc_site {
+	const struct dyncall_site_entry *e;
+	struct dc_module *mod;
+	struct dc_key *key;
+	struct dc_site *key_next;  /* sites of the same key               */
+	uintptr_t tramp;           /* trampoline entry                     */
+	uintptr_t slow;            /* trampoline's slow path (tramp + 5)   */
+	uintptr_t func;
+	uintptr_t disc_thunk;      /* 0: no discovery for this site        */
+	_Atomic int disc_done;     /* discovery finished                   */
+	_Atomic unsigned disc_fail;/* verification failures                */
+	_Atomic bool reported;     /* checking mode: stale call reported   */
+	uint16_t flags;
+	uint8_t kind;
+	int status;                /* why the site is not (fully) patched  */
+	uintptr_t target;          /* target the site is patched for       */
+	struct dc_point tramp_pt;
+	struct dc_point calls[DYNCALL_MAX_CALLS];
+};
+
+struct dc_module {
+	struct dc_module *next;
+	const struct dyncall_site_entry *sb, *se;
+	const struct dyncall_key_entry *kb, *ke;
+	unsigned refs;           /* registrations of the same tables       */
+	unsigned nsites;
+	struct dc_site *sites;
+	unsigned nexec;
+	uintptr_t exec_lo[4], exec_hi[4]; /* executable PT_LOAD segments   */
+	uintptr_t lo, hi;        /* hull of the executable segments        */
+	const char *path;
+};
+
+struct dc_key {
+	struct dc_key *hnext;    /* hash chain                             */
+	void *id;                /* variable address or type key descriptor */
+	const char *name;
+	bool type;
+	bool escapes;            /* sticky: once escaped, always guarded   */
+	unsigned refs;           /* key entries + sites referring to it    */
+	uintptr_t value;         /* value the sites are patched for        */
+	unsigned nsites;
+	struct dc_site *sites;
+	struct dc_key *batch_next;
+	bool in_batch;
+};
+
+/* --- lock.c: the runtime lock; holders have all signals blocked --- */
+void dc_lock(sigset_t *saved) DC_HIDDEN;
+bool dc_trylock(sigset_t *saved) DC_HIDDEN;
+void dc_unlock(sigset_t *saved) DC_HIDDEN;
+void dc_lock_reset_child(void) DC_HIDDEN;
+
+/* --- init.c: configuration and status --- */
+struct dc_config {
+	bool inited;
+	bool check;      /* DYNCALL_CHECK=1                             */
+	bool disabled;   /* no patching at all (status says why)        */
+	int status;
+	char status_str[256];
+};
+extern struct dc_config dc_cfg DC_HIDDEN;
+void dc_init_locked(void) DC_HIDDEN;
+void dc_set_status(int status, const char *fmt, ...) DC_HIDDEN
+	__attribute__((format(printf, 2, 3)));
+void dc_fatal(const char *fmt, ...) DC_HIDDEN __attribute__((noreturn,
+	format(printf, 1, 2)));
+
+/* --- stats.c --- */
+struct dc_stats {
+	_Atomic uint64_t modules, sites, keys, patches, skipped, refused,
+		membarriers, stubs, discoveries, verify_failures, guard_misses,
+		stores;
+};
+extern struct dc_stats dc_stats DC_HIDDEN;
+#define DC_STAT_ADD(f, n) \
+	atomic_fetch_add_explicit(&dc_stats.f, (n), memory_order_relaxed)
+
+/* --- mem.c: signal-safe allocation (mmap-backed bump + free lists) --- */
+void *dc_alloc(size_t size) DC_HIDDEN; /* zeroed, never NULL-checked-free */
+void dc_free(void *p, size_t size) DC_HIDDEN;
+
+/* --- registry.c --- */
+struct dc_key *dc_key_find(const void *id) DC_HIDDEN;
+extern struct dc_module *dc_modules DC_HIDDEN;
+bool dc_in_exec(const struct dc_module *m, uintptr_t lo, uintptr_t hi)
+	DC_HIDDEN;
+
+/* --- patch.c: batched branch writes --- */
+struct dc_batch {
+	struct dc_point *head;
+	unsigned n;
+	int status;        /* first failure                           */
+};
+void dc_batch_add(struct dc_batch *b, struct dc_point *p, uintptr_t want,
+		  int want_kind) DC_HIDDEN;
+int dc_batch_run(struct dc_batch *b) DC_HIDDEN;
+int dc_sync_cores(void) DC_HIDDEN;
+int dc_text_write(uintptr_t addr, const void *bytes, size_t len) DC_HIDDEN;
+
+/* --- stubs.c: executable memory near the sites --- */
+enum dc_stub_flavor {
+	DC_FLAVOR_RETPOLINE = 1 << 0, /* never an indirect branch          */
+	DC_FLAVOR_CHECK = 1 << 1,     /* guard miss reports (checking mode) */
+};
+uintptr_t dc_guard_stub(uintptr_t near_lo, uintptr_t near_hi,
+			uintptr_t target, unsigned flavor,
+			const struct dc_site *site) DC_HIDDEN;
+uintptr_t dc_far_stub(uintptr_t near_lo, uintptr_t near_hi,
+		      uintptr_t target, unsigned flavor) DC_HIDDEN;
+int dc_disc_thunks(struct dc_module *m) DC_HIDDEN;
+bool dc_is_stub(uintptr_t addr) DC_HIDDEN;
+void dc_stub_forget_site(const struct dc_site *site) DC_HIDDEN;
+extern bool dc_stubs_dirty DC_HIDDEN; /* written since the last sync */
+
+/* --- state.c: what a site should look like, the store protocol --- */
+void dc_site_plan(struct dc_batch *b, struct dc_site *s) DC_HIDDEN;
+void dc_site_plan_slow(struct dc_batch *b, struct dc_site *s, bool all)
+	DC_HIDDEN;
+int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
+	DC_HIDDEN;
+int dc_site_state(const struct dc_site *s) DC_HIDDEN;
+uintptr_t dc_key_load(const struct dc_key *k) DC_HIDDEN;
+
+/* --- discovery.c / check.c, called from arch assembly --- */
+int dc_discover(struct dc_site *s, uintptr_t ret) DC_HIDDEN;
+int dc_report(const uintptr_t *lit, uintptr_t ret, uintptr_t loaded)
+	DC_HIDDEN;
+
+#endif /* DYNCALL_INTERNAL_H */

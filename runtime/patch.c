@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * Batched branch writes: the only code that writes to text.
+ *
+ * A batch is a list of points, each with the destination it should get.
+ * dc_batch_run():
+ *   1. verifies that every point still holds the branch it is believed to
+ *      hold (else that point is refused, DYNCALL_ERR_BYTES: never write
+ *      over unexpected bytes) and drops points with nothing to change;
+ *   2. makes the smallest page spans around the writes RWX;
+ *   3. for step i = 0, 1, ...: does step i of every point's plan
+ *      (arch_branch_plan), then synchronizes all cores once;
+ *   4. restores R-X on every span, on every path.
+ * So a batch of any size costs one membarrier per step (1, or 3 when a
+ * point needs the jump-to-self protocol), not one per point.
+ *
+ * Caller holds the lock.
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "internal.h"
+
+#define QUEUED 0xff /* point->nsteps while in a batch, before planning */
+#define MPROTECT_TRIES 100
+
+static uintptr_t page_size(void)
+{
+	static uintptr_t ps;
+
+	if (!ps)
+		ps = (uintptr_t)sysconf(_SC_PAGESIZE);
+	return ps;
+}
+
+int dc_sync_cores(void)
+{
+	for (int i = 0; i < MPROTECT_TRIES; i++) {
+		if (!syscall(SYS_membarrier,
+			     MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0)) {
+			DC_STAT_ADD(membarriers, 1);
+			return 0;
+		}
+	}
+	/* Registered at start-up, so this cannot fail; if it does, written
+	 * branches may not be seen atomically by the other cores and we
+	 * cannot go on (see docs/runtime.md, "The impossible case"). */
+	dc_fatal("membarrier(SYNC_CORE) failed: %s", strerror(errno));
+}
+
+/* In-place heapsort: qsort may call malloc, which is not signal-safe. */
+static void sort_addrs(uintptr_t *a, size_t n)
+{
+	for (size_t k = n; k-- > 0;) {
+		for (size_t i = k, j; (j = 2 * i + 1) < n; i = j) {
+			if (j + 1 < n && a[j + 1] > a[j])
+				j++;
+			if (a[i] >= a[j])
+				break;
+			uintptr_t t = a[i]; a[i] = a[j]; a[j] = t;
+		}
+	}
+	for (size_t end = n; end-- > 1;) {
+		uintptr_t t = a[0]; a[0] = a[end]; a[end] = t;
+		for (size_t i = 0, j; (j = 2 * i + 1) < end; i = j) {
+			if (j + 1 < end && a[j + 1] > a[j])
+				j++;
+			if (a[i] >= a[j])
+				break;
+			t = a[i]; a[i] = a[j]; a[j] = t;
+		}
+	}
+}
+
+static int protect(uintptr_t lo, uintptr_t hi, int prot)
+{
+	int tries = prot == ARCH_TEXT_PROT ? MPROTECT_TRIES : 1;
+
+	for (int i = 0; i < tries; i++)
+		if (!mprotect((void *)lo, hi - lo, prot))
+			return 0;
+	return -errno;
+}
+
+static void note_mprotect_failure(uintptr_t lo, int prot, int err)
+{
+	dc_set_status(DYNCALL_ERR_MPROTECT, "mprotect(%#lx, %s) refused: %s",
+		      (unsigned long)lo,
+		      prot == ARCH_TEXT_PROT ? "R-X" : "RWX", strerror(-err));
+	dc_cfg.disabled = true;
+}
+
+/*
+ * Make the pages of [addr[i], addr[i] + len) writable (RWX, threads keep
+ * executing them), merging adjacent pages into spans.  Returns the number
+ * of spans opened (their bounds in lo[]/hi[], reusing addr[]), or a
+ * negative errno; on failure nothing is left writable.
+ */
+static long open_spans(uintptr_t *pages, size_t n, uintptr_t *lo,
+		       uintptr_t *hi)
+{
+	size_t nspans = 0;
+	int err;
+
+	sort_addrs(pages, n);
+	for (size_t i = 0; i < n; i++) {
+		if (nspans && pages[i] <= hi[nspans - 1]) {
+			if (pages[i] + page_size() > hi[nspans - 1])
+				hi[nspans - 1] = pages[i] + page_size();
+			continue;
+		}
+		lo[nspans] = pages[i];
+		hi[nspans] = pages[i] + page_size();
+		nspans++;
+	}
+	for (size_t i = 0; i < nspans; i++) {
+		err = protect(lo[i], hi[i], ARCH_TEXT_PROT | PROT_WRITE);
+		if (err) {
+			note_mprotect_failure(lo[i], ARCH_TEXT_PROT | PROT_WRITE,
+					      err);
+			while (i-- > 0)
+				protect(lo[i], hi[i], ARCH_TEXT_PROT);
+			return err;
+		}
+	}
+	return (long)nspans;
+}
+
+static void close_spans(const uintptr_t *lo, const uintptr_t *hi, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int err = protect(lo[i], hi[i], ARCH_TEXT_PROT);
+
+		if (err)
+			note_mprotect_failure(lo[i], ARCH_TEXT_PROT, err);
+	}
+}
+
+/* One store of a plan.  Atomic stores rewrite the whole aligned quadword
+ * (one `mov` of 8 bytes): the other bytes keep their current value, and
+ * only we write text, under the lock. */
+static void do_step(const struct arch_step *s)
+{
+	if (s->atomic) {
+		uintptr_t q = s->addr & ~(uintptr_t)7;
+		_Atomic uint64_t *qp = (_Atomic uint64_t *)q;
+		uint64_t v = atomic_load_explicit(qp, memory_order_relaxed);
+
+		memcpy((char *)&v + (s->addr - q), s->bytes, s->len);
+		atomic_store_explicit(qp, v, memory_order_release);
+	} else {
+		volatile uint8_t *p = (volatile uint8_t *)s->addr;
+
+		for (unsigned i = 0; i < s->len; i++)
+			p[i] = s->bytes[i];
+	}
+	arch_flush_icache(s->addr, s->len);
+	DC_STAT_ADD(patches, 1);
+}
+
+void dc_batch_add(struct dc_batch *b, struct dc_point *p, uintptr_t want,
+		  int want_kind)
+{
+	if (!atomic_load_explicit(&p->addr, memory_order_acquire))
+		return;
+	if (p->nsteps == QUEUED) {
+		p->want = want;
+		p->want_kind = want_kind;
+		return;
+	}
+	if (p->cur == want) {
+		p->cur_kind = want_kind;
+		DC_STAT_ADD(skipped, 1);
+		return;
+	}
+	if (dc_cfg.disabled && want_kind >= DC_DEST_GUARD) {
+		p->status = dc_cfg.status;
+		return;
+	}
+	p->want = want;
+	p->want_kind = want_kind;
+	p->nsteps = QUEUED;
+	p->next = b->head;
+	b->head = p;
+	b->n++;
+}
+
+static void refuse(struct dc_batch *b, struct dc_point *p, int status)
+{
+	p->status = status;
+	p->nsteps = 0;
+	if (!b->status)
+		b->status = status;
+	DC_STAT_ADD(refused, 1);
+}
+
+/* Write to fresh memory nobody executes yet (new stubs): plain stores
+ * under a temporarily writable span. */
+int dc_text_write(uintptr_t addr, const void *bytes, size_t len)
+{
+	uintptr_t lo = addr & ~(page_size() - 1);
+	uintptr_t hi = (addr + len + page_size() - 1) & ~(page_size() - 1);
+	int err = protect(lo, hi, ARCH_TEXT_PROT | PROT_WRITE);
+
+	if (err) {
+		note_mprotect_failure(lo, ARCH_TEXT_PROT | PROT_WRITE, err);
+		return DYNCALL_ERR_MPROTECT;
+	}
+	memcpy((void *)addr, bytes, len);
+	arch_flush_icache(addr, len);
+	err = protect(lo, hi, ARCH_TEXT_PROT);
+	if (err)
+		note_mprotect_failure(lo, ARCH_TEXT_PROT, err);
+	dc_stubs_dirty = true;
+	return 0;
+}
+
+int dc_batch_run(struct dc_batch *b)
+{
+	struct arch_step steps[ARCH_MAX_STEPS];
+	uintptr_t stackbuf[3 * 64], *pages = stackbuf, *lo, *hi;
+	size_t npages = 0, bufsize = 0;
+	long nspans;
+	int maxsteps = 0, n;
+	struct dc_point *p;
+
+	if (!b->head)
+		return b->status;
+	/* Stubs written for this batch must be seen before any branch
+	 * that leads to them. */
+	if (dc_stubs_dirty) {
+		dc_sync_cores();
+		dc_stubs_dirty = false;
+	}
+	if (b->n > 32) {
+		bufsize = 6 * b->n * sizeof(uintptr_t);
+		pages = dc_alloc(bufsize);
+		if (!pages) {
+			for (p = b->head; p; p = p->next)
+				refuse(b, p, DYNCALL_ERR_NOMEM);
+			goto out;
+		}
+	}
+	lo = pages + 2 * b->n;
+	hi = lo + 2 * b->n;
+
+	for (p = b->head; p; p = p->next) {
+		uintptr_t at = atomic_load(&p->addr), dest;
+
+		if (!arch_branch_read(at, p->op, &dest) || dest != p->cur) {
+			refuse(b, p, DYNCALL_ERR_BYTES);
+			continue;
+		}
+		n = arch_branch_plan(at, p->op, p->cur, p->want, steps);
+		if (n < 0) {
+			refuse(b, p, n);
+			continue;
+		}
+		p->nsteps = n;
+		if (n == 0) {
+			p->cur = p->want;
+			p->cur_kind = p->want_kind;
+			DC_STAT_ADD(skipped, 1);
+			continue;
+		}
+		if (n > maxsteps)
+			maxsteps = n;
+		pages[npages++] = at & ~(page_size() - 1);
+		pages[npages++] = (at + ARCH_BRANCH_LEN - 1) & ~(page_size() - 1);
+	}
+	if (!maxsteps)
+		goto out;
+	nspans = open_spans(pages, npages, lo, hi);
+	if (nspans < 0) {
+		for (p = b->head; p; p = p->next)
+			if (p->nsteps)
+				refuse(b, p, DYNCALL_ERR_MPROTECT);
+		goto out;
+	}
+	for (int i = 0; i < maxsteps; i++) {
+		for (p = b->head; p; p = p->next) {
+			if (p->nsteps <= i)
+				continue;
+			arch_branch_plan(atomic_load(&p->addr), p->op, p->cur,
+					 p->want, steps);
+			do_step(&steps[i]);
+		}
+		dc_sync_cores();
+	}
+	close_spans(lo, hi, (size_t)nspans);
+	for (p = b->head; p; p = p->next) {
+		if (!p->nsteps)
+			continue;
+		p->cur = p->want;
+		p->cur_kind = p->want_kind;
+		p->status = DYNCALL_OK;
+	}
+out:
+	for (p = b->head; p; p = p->next)
+		p->nsteps = 0;
+	b->head = NULL;
+	b->n = 0;
+	if (bufsize)
+		dc_free(pages, bufsize);
+	return b->status;
+}

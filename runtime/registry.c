@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * __dyncall_register / __dyncall_unregister: modules, their sites, and the
+ * key table.
+ *
+ * Registration validates every entry against the bytes in memory (an
+ * entry that does not look like abi.h says stays unpatched: slow is always
+ * correct), links each site to its key, gives Clang sites a discovery
+ * thunk, then patches the sites for their key's current value.  A module
+ * that marks a key ESCAPES turns that key's direct sites, in every module,
+ * into guarded ones right away.
+ *
+ * Unregistration (the module's destructor: dlclose or exit) puts every site
+ * of the module back to its original bytes, since nothing repatches it any
+ * more, and forgets it.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "internal.h"
+
+#define KEY_BUCKETS 1024
+
+struct dc_module *dc_modules;
+static struct dc_key *key_hash[KEY_BUCKETS];
+
+static size_t key_bucket(const void *id)
+{
+	return ((uintptr_t)id >> 3) * 0x9e3779b97f4a7c15ULL >> 54;
+}
+
+struct dc_key *dc_key_find(const void *id)
+{
+	struct dc_key *k;
+
+	for (k = key_hash[key_bucket(id)]; k; k = k->hnext)
+		if (k->id == id)
+			return k;
+	return NULL;
+}
+
+static struct dc_key *key_get(void *id, bool type)
+{
+	struct dc_key *k = dc_key_find(id);
+	size_t b = key_bucket(id);
+
+	if (k)
+		return k;
+	k = dc_alloc(sizeof(*k));
+	if (!k)
+		return NULL;
+	k->id = id;
+	k->type = type;
+	k->value = dc_key_load(k); /* under the lock: no store in flight */
+	k->hnext = key_hash[b];
+	key_hash[b] = k;
+	DC_STAT_ADD(keys, 1);
+	return k;
+}
+
+static void key_put(struct dc_key *k)
+{
+	struct dc_key **pp;
+
+	if (--k->refs)
+		return;
+	for (pp = &key_hash[key_bucket(k->id)]; *pp != k; pp = &(*pp)->hnext)
+		;
+	*pp = k->hnext;
+	dc_free(k, sizeof(*k));
+	DC_STAT_ADD(keys, -1);
+}
+
+bool dc_in_exec(const struct dc_module *m, uintptr_t lo, uintptr_t hi)
+{
+	for (unsigned i = 0; i < m->nexec; i++)
+		if (lo >= m->exec_lo[i] && hi <= m->exec_hi[i])
+			return true;
+	return false;
+}
+
+/* Find the executable segments of the object that contains `addr`. */
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct dc_module *m = data;
+	uintptr_t addr = (uintptr_t)m->sb;
+	bool mine = false;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && addr >= lo &&
+		    addr < lo + ph->p_memsz)
+			mine = true;
+	}
+	if (!mine)
+		return 0;
+	m->path = info->dlpi_name;
+	m->lo = UINTPTR_MAX;
+	m->hi = 0;
+	for (int i = 0; i < info->dlpi_phnum && m->nexec < 4; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		m->exec_lo[m->nexec] = lo;
+		m->exec_hi[m->nexec] = lo + ph->p_memsz;
+		if (lo < m->lo)
+			m->lo = lo;
+		if (lo + ph->p_memsz > m->hi)
+			m->hi = lo + ph->p_memsz;
+		m->nexec++;
+	}
+	return 1;
+}
+
+/* Fill in one site from its entry; leaves it unpatchable (status set) when
+ * the entry or the bytes are not what abi.h promises. */
+static void site_init(struct dc_module *m, struct dc_site *s,
+		      const struct dyncall_site_entry *e)
+{
+	uintptr_t tramp = (uintptr_t)dyncall_rel(&e->tramp);
+	uintptr_t site = (uintptr_t)dyncall_rel(&e->site);
+	void **cell = dyncall_rel(&e->keycell);
+	bool retp = false;
+	uintptr_t dest;
+
+	s->e = e;
+	s->mod = m;
+	s->kind = e->kind;
+	s->flags = e->flags;
+	s->func = (uintptr_t)dyncall_rel(&e->func);
+	s->tramp = tramp;
+	s->status = DYNCALL_OK;
+	if (e->version != DYNCALL_ABI_VERSION ||
+	    (e->kind != DYNCALL_KIND_CALL && e->kind != DYNCALL_KIND_TAIL) ||
+	    !cell) {
+		s->status = DYNCALL_ERR_ABI;
+		return;
+	}
+	if (!tramp || !dc_in_exec(m, tramp, tramp + 2 * ARCH_BRANCH_LEN) ||
+	    !(s->slow = arch_tramp_slow(tramp, &retp))) {
+		s->status = DYNCALL_ERR_BYTES;
+		return;
+	}
+	if (retp)
+		s->flags |= DYNCALL_SITE_RETPOLINE;
+	s->tramp_pt.op = ARCH_OP_JMP;
+	s->tramp_pt.cur = s->slow;
+	s->tramp_pt.cur_kind = DC_DEST_SLOW;
+	atomic_store(&s->tramp_pt.addr, tramp);
+	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
+		s->calls[i].op = e->kind == DYNCALL_KIND_TAIL ? ARCH_OP_JMP :
+							       ARCH_OP_CALL;
+		s->calls[i].cur = tramp;
+		s->calls[i].cur_kind = DC_DEST_SLOW;
+	}
+	s->key = key_get(*cell, e->flags & DYNCALL_SITE_TYPE_KEY);
+	if (!s->key) {
+		s->status = DYNCALL_ERR_NOMEM;
+		return;
+	}
+	s->key->refs++;
+	s->key_next = s->key->sites;
+	s->key->sites = s;
+	s->key->nsites++;
+	if (site) {
+		if (dc_in_exec(m, site, site + ARCH_BRANCH_LEN) &&
+		    arch_branch_read(site, s->calls[0].op, &dest) &&
+		    dest == tramp)
+			atomic_store(&s->calls[0].addr, site);
+		else
+			s->status = DYNCALL_ERR_BYTES; /* trampoline only */
+	} else if (e->kind == DYNCALL_KIND_CALL) {
+		s->disc_thunk = 1; /* wanted; dc_disc_thunks() makes it */
+	}
+}
+
+static void key_entries(struct dc_module *m, struct dc_batch *b)
+{
+	for (const struct dyncall_key_entry *k = m->kb; k < m->ke; k++) {
+		void **cell = dyncall_rel(&k->keycell);
+		struct dc_key *key;
+		const char *name = dyncall_rel(&k->name);
+
+		if (k->version != DYNCALL_ABI_VERSION ||
+		    k->kind != DYNCALL_KIND_KEY || !cell)
+			continue;
+		key = key_get(*cell, k->flags & DYNCALL_KEY_TYPE);
+		if (!key)
+			continue;
+		key->refs++;
+		if (!key->name && name)
+			key->name = name;
+		if (k->flags & DYNCALL_KEY_TYPE)
+			key->type = true;
+		if ((k->flags & DYNCALL_KEY_ESCAPES) && !key->escapes) {
+			key->escapes = true;
+			/* Direct sites of other modules become guarded:
+			 * replanning them now gives them a guard. */
+			for (struct dc_site *s = key->sites; s; s = s->key_next)
+				dc_site_plan(b, s);
+		}
+	}
+}
+
+DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
+				  const struct dyncall_site_entry *se,
+				  const struct dyncall_key_entry *kb,
+				  const struct dyncall_key_entry *ke)
+{
+	struct dc_batch b = { 0 };
+	struct dc_module *m;
+	sigset_t saved;
+
+	if (sb > se || kb > ke || (sb == se && kb == ke))
+		return;
+	dc_lock(&saved);
+	dc_init_locked();
+	for (m = dc_modules; m; m = m->next) {
+		if (m->sb == sb && m->kb == kb) {
+			m->refs++;
+			goto out;
+		}
+	}
+	m = dc_alloc(sizeof(*m));
+	if (!m)
+		goto out;
+	m->sb = sb;
+	m->se = se;
+	m->kb = kb;
+	m->ke = ke;
+	m->refs = 1;
+	m->nsites = (unsigned)(se - sb);
+	if (sb == se)
+		m->sb = (const void *)kb; /* for phdr_cb: any table address */
+	dl_iterate_phdr(phdr_cb, m);
+	m->sb = sb;
+	if (m->nsites) {
+		m->sites = dc_alloc(m->nsites * sizeof(*m->sites));
+		if (!m->sites) {
+			dc_free(m, sizeof(*m));
+			goto out;
+		}
+	}
+	/* Key entries first: they carry names and ESCAPES. */
+	key_entries(m, &b);
+	for (unsigned i = 0; i < m->nsites; i++)
+		site_init(m, &m->sites[i], &sb[i]);
+	if (!dc_cfg.disabled)
+		dc_disc_thunks(m);
+	for (unsigned i = 0; i < m->nsites; i++)
+		if (m->sites[i].key)
+			dc_site_plan(&b, &m->sites[i]);
+	dc_batch_run(&b);
+	m->next = dc_modules;
+	dc_modules = m;
+	DC_STAT_ADD(modules, 1);
+	DC_STAT_ADD(sites, m->nsites);
+out:
+	dc_unlock(&saved);
+}
+
+static void site_unlink(struct dc_site *s)
+{
+	struct dc_key *k = s->key;
+	struct dc_site **pp;
+
+	if (!k)
+		return;
+	for (pp = &k->sites; *pp != s; pp = &(*pp)->key_next)
+		;
+	*pp = s->key_next;
+	k->nsites--;
+	key_put(k);
+	s->key = NULL;
+}
+
+DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,
+				    const struct dyncall_site_entry *se,
+				    const struct dyncall_key_entry *kb,
+				    const struct dyncall_key_entry *ke)
+{
+	struct dc_module *m, **pp;
+	struct dc_batch b = { 0 };
+	sigset_t saved;
+	bool clean;
+
+	(void)se;
+	(void)ke;
+	dc_lock(&saved);
+	for (pp = &dc_modules; (m = *pp); pp = &m->next)
+		if (m->sb == sb && m->kb == kb)
+			break;
+	if (!m || --m->refs)
+		goto out;
+	*pp = m->next;
+	/* Original bytes everywhere: nothing will repatch these sites. */
+	for (unsigned i = 0; i < m->nsites; i++)
+		dc_site_plan_slow(&b, &m->sites[i], true);
+	dc_batch_run(&b);
+	clean = true;
+	for (unsigned i = 0; i < m->nsites; i++) {
+		struct dc_site *s = &m->sites[i];
+
+		if (s->tramp_pt.cur_kind != DC_DEST_SLOW)
+			clean = false;
+		for (int j = 0; j < DYNCALL_MAX_CALLS; j++)
+			if (s->calls[j].cur_kind != DC_DEST_SLOW)
+				clean = false;
+		if (s->tramp_pt.cur_kind == DC_DEST_DIRECT)
+			dc_fatal("cannot unpatch a direct site at %#lx",
+				 (unsigned long)s->tramp);
+		site_unlink(s);
+		if (dc_cfg.check)
+			dc_stub_forget_site(s);
+	}
+	for (const struct dyncall_key_entry *k = m->kb; k < m->ke; k++) {
+		void **cell = dyncall_rel(&k->keycell);
+		struct dc_key *key = cell ? dc_key_find(*cell) : NULL;
+
+		if (key && k->version == DYNCALL_ABI_VERSION &&
+		    k->kind == DYNCALL_KIND_KEY) {
+			if (key->name == dyncall_rel(&k->name))
+				key->name = NULL;
+			key_put(key);
+		}
+	}
+	DC_STAT_ADD(modules, -1);
+	DC_STAT_ADD(sites, -(uint64_t)m->nsites);
+	/* A site still reaching a stub or thunk keeps its record alive:
+	 * discovery thunks point at it. */
+	if (clean) {
+		dc_free(m->sites, m->nsites * sizeof(*m->sites));
+		dc_free(m, sizeof(*m));
+	}
+out:
+	dc_unlock(&saved);
+}

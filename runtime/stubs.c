@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * Executable memory near the sites, and the code the runtime puts there.
+ *
+ * A region is 1 MiB mmap'ed within rel32 reach of a module's text (we try
+ * hint addresses just below and above it).  It starts with the arch's
+ * shared entries (retpolines, discovery and report entries), followed by
+ * guard stubs, far stubs and discovery thunks, bump-allocated.
+ *
+ * Every piece is written once, into bytes no thread can reach yet, before
+ * any branch points at it; then it is immutable and never freed: a thread
+ * may be inside it at any time.  Guard and far stubs are shared by
+ * (target, flavor, site-in-checking-mode) among all points that reach the
+ * region, through a hash table.  Regions are R-X except during the write
+ * of a new piece (dc_text_write).
+ */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "arch/arch.h"
+#include "internal.h"
+
+#define REGION_SIZE (1UL << 20)
+#define HINT_STEP (16UL << 20)
+#define HINT_TRIES 64
+
+struct region {
+	struct region *next;
+	uintptr_t base, used;
+};
+
+struct stub_ent {
+	uintptr_t target;
+	uintptr_t site; /* checking mode: per-site stubs; -1: forgotten */
+	uintptr_t stub;
+	unsigned kind;  /* flavor | FAR */
+};
+#define KIND_FAR 0x100
+
+static struct region *regions;
+static struct stub_ent *table;
+static size_t table_size, table_used;
+bool dc_stubs_dirty;
+
+static bool reaches(uintptr_t lo, uintptr_t hi, uintptr_t b, uintptr_t e)
+{
+	/* every point in [lo, hi) reaches every byte of [b, e) */
+	return (intptr_t)(e - lo) < ARCH_REACH &&
+	       (intptr_t)(e - lo) > -ARCH_REACH &&
+	       (intptr_t)(hi - b) < ARCH_REACH &&
+	       (intptr_t)(hi - b) > -ARCH_REACH;
+}
+
+static struct region *region_new(uintptr_t lo, uintptr_t hi)
+{
+	uint8_t hdr[ARCH_REGION_HEADER];
+	struct region *r;
+	void *p = MAP_FAILED;
+
+	for (int i = 0; i < 2 * HINT_TRIES; i++) {
+		uintptr_t hint = i & 1 ?
+			((hi + HINT_STEP * (i / 2) + REGION_SIZE) &
+			 ~(REGION_SIZE - 1)) :
+			((lo - REGION_SIZE - HINT_STEP * (i / 2)) &
+			 ~(REGION_SIZE - 1));
+
+		p = mmap((void *)hint, REGION_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		if (reaches(lo, hi, (uintptr_t)p, (uintptr_t)p + REGION_SIZE))
+			break;
+		munmap(p, REGION_SIZE);
+		p = MAP_FAILED;
+	}
+	if (p == MAP_FAILED) {
+		return NULL;
+	}
+	r = dc_alloc(sizeof(*r));
+	if (!r) {
+		munmap(p, REGION_SIZE);
+		return NULL;
+	}
+	r->base = (uintptr_t)p;
+	arch_emit_region_header(hdr, r->base);
+	memset(p, 0xcc, REGION_SIZE); /* int3 everywhere unused */
+	memcpy(p, hdr, sizeof(hdr));
+	if (mprotect(p, REGION_SIZE, ARCH_TEXT_PROT)) {
+		munmap(p, REGION_SIZE);
+		dc_free(r, sizeof(*r));
+		return NULL;
+	}
+	r->used = ARCH_REGION_HEADER;
+	r->next = regions;
+	regions = r;
+	return r;
+}
+
+/* `size` bytes of fresh code memory reachable from [lo, hi). */
+static uintptr_t code_alloc(uintptr_t lo, uintptr_t hi, size_t size,
+			    struct region **rp)
+{
+	struct region *r;
+
+	for (r = regions; r; r = r->next)
+		if (r->used + size <= REGION_SIZE &&
+		    reaches(lo, hi, r->base, r->base + REGION_SIZE))
+			break;
+	if (!r && size <= REGION_SIZE - ARCH_REGION_HEADER)
+		r = region_new(lo, hi);
+	if (!r)
+		return 0;
+	*rp = r;
+	r->used += size;
+	return r->base + r->used - size;
+}
+
+static struct region *region_of(uintptr_t addr)
+{
+	for (struct region *r = regions; r; r = r->next)
+		if (addr >= r->base && addr < r->base + REGION_SIZE)
+			return r;
+	return NULL;
+}
+
+bool dc_is_stub(uintptr_t addr)
+{
+	return region_of(addr) != NULL;
+}
+
+static size_t hash(uintptr_t target, unsigned kind, uintptr_t site)
+{
+	uint64_t h = (target ^ (site * 31) ^ kind) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 20);
+}
+
+static bool table_grow(void)
+{
+	size_t nsize = table_size ? 2 * table_size : 256;
+	struct stub_ent *nt = dc_alloc(nsize * sizeof(*nt));
+
+	if (!nt)
+		return false;
+	for (size_t i = 0; i < table_size; i++) {
+		struct stub_ent *e = &table[i];
+		size_t j;
+
+		if (!e->stub)
+			continue;
+		for (j = hash(e->target, e->kind, e->site) & (nsize - 1);
+		     nt[j].stub; j = (j + 1) & (nsize - 1))
+			;
+		nt[j] = *e;
+	}
+	dc_free(table, table_size * sizeof(*table));
+	table = nt;
+	table_size = nsize;
+	return true;
+}
+
+static uintptr_t stub_get(uintptr_t lo, uintptr_t hi, uintptr_t target,
+			  unsigned kind, const struct dc_site *site)
+{
+	uintptr_t s = (uintptr_t)site;
+	uint8_t buf[ARCH_STUB_SIZE];
+	struct region *r;
+	uintptr_t at;
+	size_t i;
+
+	if (table_size) {
+		for (i = hash(target, kind, s) & (table_size - 1);
+		     table[i].stub; i = (i + 1) & (table_size - 1)) {
+			struct stub_ent *e = &table[i];
+
+			if (e->target == target && e->kind == kind &&
+			    e->site == s &&
+			    reaches(lo, hi, e->stub, e->stub + ARCH_STUB_SIZE))
+				return e->stub;
+		}
+	}
+	if (2 * (table_used + 1) > table_size && !table_grow())
+		return 0;
+	at = code_alloc(lo, hi, ARCH_STUB_SIZE, &r);
+	if (!at)
+		return 0;
+	if (kind & KIND_FAR)
+		arch_emit_far(buf, at, r->base, target, kind & ~KIND_FAR);
+	else
+		arch_emit_guard(buf, at, r->base, target, kind, s);
+	if (dc_text_write(at, buf, sizeof(buf)))
+		return 0; /* the slot is lost; it was never reachable */
+	for (i = hash(target, kind, s) & (table_size - 1); table[i].stub;
+	     i = (i + 1) & (table_size - 1))
+		;
+	table[i] = (struct stub_ent){ target, s, at, kind };
+	table_used++;
+	DC_STAT_ADD(stubs, 1);
+	return at;
+}
+
+uintptr_t dc_guard_stub(uintptr_t lo, uintptr_t hi, uintptr_t target,
+			unsigned flavor, const struct dc_site *site)
+{
+	return stub_get(lo, hi, target, flavor,
+			flavor & DC_FLAVOR_CHECK ? site : NULL);
+}
+
+uintptr_t dc_far_stub(uintptr_t lo, uintptr_t hi, uintptr_t target,
+		      unsigned flavor)
+{
+	return stub_get(lo, hi, target, (flavor & ~DC_FLAVOR_CHECK) | KIND_FAR,
+			NULL);
+}
+
+/* A module goes away: its per-site checking stubs must never be handed to
+ * a new site that happens to get the same address. */
+void dc_stub_forget_site(const struct dc_site *site)
+{
+	for (size_t i = 0; i < table_size; i++)
+		if (table[i].stub && table[i].site == (uintptr_t)site)
+			table[i].site = (uintptr_t)-1;
+}
+
+/* One discovery thunk per CALL site without a known call instruction,
+ * written in one go for the whole module. */
+int dc_disc_thunks(struct dc_module *m)
+{
+	size_t k = 0, size, off = 0;
+	struct region *r;
+	uint8_t *buf;
+	uintptr_t at;
+	int err;
+
+	for (unsigned i = 0; i < m->nsites; i++)
+		k += m->sites[i].disc_thunk == 1;
+	if (!k)
+		return 0;
+	size = k * ARCH_THUNK_SIZE;
+	at = code_alloc(m->lo, m->hi, size, &r);
+	buf = at ? dc_alloc(size) : NULL;
+	if (!buf) {
+		for (unsigned i = 0; i < m->nsites; i++)
+			m->sites[i].disc_thunk = 0;
+		return DYNCALL_ERR_NOMEM;
+	}
+	for (unsigned i = 0; i < m->nsites; i++) {
+		struct dc_site *s = &m->sites[i];
+
+		if (s->disc_thunk != 1)
+			continue;
+		arch_emit_disc_thunk(buf + off, at + off, r->base,
+				     (uintptr_t)s,
+				     s->flags & DYNCALL_SITE_RETPOLINE ?
+					     DC_FLAVOR_RETPOLINE : 0);
+		s->disc_thunk = at + off;
+		off += ARCH_THUNK_SIZE;
+	}
+	err = dc_text_write(at, buf, size);
+	dc_free(buf, size);
+	if (err) {
+		for (unsigned i = 0; i < m->nsites; i++)
+			m->sites[i].disc_thunk = 0;
+		return err;
+	}
+	DC_STAT_ADD(stubs, k);
+	return 0;
+}
