@@ -1,0 +1,7 @@
+"""``python -m dyncall_rewrite``: same as the ``dyncall-rewrite`` command."""
+
+import sys
+
+from dyncall_rewrite.cli import main
+
+sys.exit(main())

@@ -1,0 +1,173 @@
+"""Per-architecture backends, chosen by ``e_machine`` from BACKENDS.
+
+A backend knows the arch's trampoline bytes, site instructions, NOP
+sequences and branch encodings (the contract is the Backend class below);
+everything else (tables, keys, diagnostics, relax policy) is generic.  An
+unknown machine fails loudly (DC904); a dyncall arch whose backend is not
+written yet fails with DC905.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from dyncall_rewrite.errors import MachineNotYetSupportedError, UnknownMachineError
+
+if TYPE_CHECKING:
+    from dyncall_rewrite.elf import Image
+
+EM_X86_64 = 62
+EM_AARCH64 = 183
+EM_PPC64 = 21
+
+
+@dataclass(slots=True, frozen=True)
+class Branch:
+    """A direct branch found in the code."""
+
+    addr: int
+    length: int
+    op: str  # "call", "jmp" (rel32, patchable) or "jcc", "jmp8", "jcc8", ...
+    target: int
+
+    @property
+    def patchable(self) -> bool:
+        return self.op in ("call", "jmp")
+
+
+@dataclass(slots=True)
+class Trampoline:
+    """What check found at a trampoline entry."""
+
+    addr: int
+    size: int  # bytes from the entry to the end of the slow path
+    branch_target: int | None  # target of the patchable branch, None if not a branch
+    unpatched_target: int  # where the branch goes when unpatched (the slow path)
+    slow: str | None  # "plain", "retpoline" or None (unrecognised)
+    slow_target: int | None  # retpoline thunk reached by the slow path
+    problems: list[tuple[str, str]]
+
+
+@dataclass(slots=True)
+class Insn:
+    addr: int
+    size: int
+    mnemonic: str
+    op_str: str
+
+
+@dataclass(slots=True)
+class Stream:
+    """Instructions decoded linearly over [start, end); ``ok`` is False when
+    decoding stopped before ``end`` (invalid bytes) or ran past it."""
+
+    start: int
+    end: int
+    insns: list[Insn]
+    ok: bool
+
+
+class Backend(ABC):
+    """The per-arch contract (x86_64.py is the reference implementation)."""
+
+    name: str
+    e_machine: int
+    site_size: int  # length of the patchable call/jmp instruction
+
+    def __init__(self, image: Image) -> None:
+        self.image = image
+
+    @abstractmethod
+    def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
+        """Check the trampoline bytes at ``addr`` against the ABI."""
+
+    @abstractmethod
+    def decode_site(self, addr: int) -> Branch | None:
+        """The patchable call/jmp at ``addr``, or None if it is not one."""
+
+    @abstractmethod
+    def find_branches_to(self, targets: set[int]) -> dict[int, list[Branch]]:
+        """Every direct branch in executable code whose target is in
+        ``targets``, verified to be at an instruction boundary."""
+
+    @abstractmethod
+    def decode_ranges(self, ranges: list[tuple[int, int]]) -> list[Stream]:
+        """Linear decode of each [start, end) range."""
+
+    @abstractmethod
+    def site_alignment_problem(self, site: int, compiler_labelled: bool) -> tuple[str, str] | None:
+        """The alignment condition the runtime's atomic patching relies on."""
+
+    @abstractmethod
+    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int, list[Insn]] | None:
+        """(start, length, insns) of the compiler's NOP padding right before
+        ``site``, or None."""
+
+    @abstractmethod
+    def canonical_nops(self, n: int) -> bytes:
+        """The arch's canonical minimal NOP sequence of exactly n bytes."""
+
+    @abstractmethod
+    def encode_branch(self, op: str, at: int, target: int) -> bytes | None:
+        """The patchable branch ``op`` ("call"/"jmp") at ``at`` to
+        ``target``, or None when out of range."""
+
+    @abstractmethod
+    def describe(self, addr: int, n: int = 16) -> str:
+        """Disassembly of the instruction at addr, for messages."""
+
+
+def backend_for(image: Image) -> Backend:
+    from dyncall_rewrite.arch import aarch64, ppc64le, x86_64
+
+    table: dict[int, type[Backend]] = {
+        EM_X86_64: x86_64.X86_64,
+        EM_AARCH64: aarch64.AArch64,
+        EM_PPC64: ppc64le.PPC64LE,
+    }
+    cls = table.get(image.machine)
+    if cls is None:
+        raise UnknownMachineError(
+            f"unsupported machine (e_machine {image.machine}): dyncall supports x86_64, aarch64 and ppc64le",
+            path=image.path,
+        )
+    return cls(image)
+
+
+class NotYetSupported(Backend):
+    """Registered placeholder for a dyncall arch whose backend is not written."""
+
+    def __init__(self, image: Image) -> None:
+        raise MachineNotYetSupportedError(
+            f"{self.name} binaries are not supported yet by dyncall-rewrite (x86_64 only for now)",
+            path=image.path,
+        )
+
+    def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
+        raise NotImplementedError
+
+    def decode_site(self, addr: int) -> Branch | None:
+        raise NotImplementedError
+
+    def find_branches_to(self, targets: set[int]) -> dict[int, list[Branch]]:
+        raise NotImplementedError
+
+    def decode_ranges(self, ranges: list[tuple[int, int]]) -> list[Stream]:
+        raise NotImplementedError
+
+    def site_alignment_problem(self, site: int, compiler_labelled: bool) -> tuple[str, str] | None:
+        raise NotImplementedError
+
+    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int, list[Insn]] | None:
+        raise NotImplementedError
+
+    def canonical_nops(self, n: int) -> bytes:
+        raise NotImplementedError
+
+    def encode_branch(self, op: str, at: int, target: int) -> bytes | None:
+        raise NotImplementedError
+
+    def describe(self, addr: int, n: int = 16) -> str:
+        raise NotImplementedError

@@ -1,0 +1,346 @@
+"""x86-64 backend.
+
+Trampoline (docs/abi.md, include/dyncall/abi.h), entry at 8k+3 so that the
+rel32 of the patchable branch is 4-byte aligned inside one quadword::
+
+            cc cc cc          int3 padding
+    tramp:  e9 <rel32>        jmp slow     (unpatched: rel32 == 0)
+    slow:   41 ff e2          jmp *%r10                    (plain)
+            e9 <rel32>        jmp __dyncall_retpoline_r10  (retpoline)
+
+A site is ``e8 <rel32>`` (call) or ``e9 <rel32>`` (tail jmp) to its
+trampoline.  Compiler-labelled (GCC) sites are preceded by NOP padding that
+puts the rel32 on a 4-byte boundary, so the runtime retargets them with one
+aligned store; sites the rewriter discovered can sit anywhere and are
+retargeted with HotSpot's jump-to-self protocol, whose first write (2 bytes)
+must not straddle a cache line.
+
+The exact ABI byte templates are compared as bytes (fast, and exactly what
+the ABI specifies); capstone decodes everything else: what is found instead
+of a template (for messages), instruction boundaries of discovered and
+labelled sites, NOP runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import struct
+
+import capstone
+
+from dyncall_rewrite.arch import EM_X86_64, Backend, Branch, Insn, Stream, Trampoline
+from dyncall_rewrite.elf import PF_X, Image
+
+OP_CALL_REL32 = 0xE8  # call rel32
+OP_JMP_REL32 = 0xE9  # jmp rel32
+OP_INT3 = 0xCC  # int3
+TRAMP_PAD = b"\xcc\xcc\xcc"  # int3 x3 before the entry
+SLOW_PLAIN = b"\x41\xff\xe2"  # jmp *%r10
+TRAMP_ALIGN = 8
+TRAMP_ENTRY_MOD = 3  # entry at 8k+3: rel32 at 8k+4
+BRANCH_SIZE = 5  # e8/e9 + rel32
+MAX_SITE_PADDING = 3  # aligning a rel32 to 4 needs at most 3 bytes
+CACHE_LINE = 64
+
+# Canonical NOPs (Intel SDM vol. 2B, "NOP": recommended multi-byte sequence).
+CANONICAL_NOPS = {
+    1: b"\x90",  # nop
+    2: b"\x66\x90",  # xchg %ax,%ax
+    3: b"\x0f\x1f\x00",  # nopl (%rax)
+    4: b"\x0f\x1f\x40\x00",  # nopl 0(%rax)
+    5: b"\x0f\x1f\x44\x00\x00",  # nopl 0(%rax,%rax,1)
+    6: b"\x66\x0f\x1f\x44\x00\x00",  # nopw 0(%rax,%rax,1)
+    7: b"\x0f\x1f\x80\x00\x00\x00\x00",  # nopl 0L(%rax)
+    8: b"\x0f\x1f\x84\x00\x00\x00\x00\x00",  # nopl 0L(%rax,%rax,1)
+    9: b"\x66\x0f\x1f\x84\x00\x00\x00\x00\x00",  # nopw 0L(%rax,%rax,1)
+}
+
+_I32 = struct.Struct("<i")
+_I8 = struct.Struct("<b")
+# Direct branches: call/jmp rel32, jcc rel32 (0f 80..8f), jmp/jcc rel8.
+_BRANCH_RE = re.compile(rb"[\xe8\xe9]|\x0f[\x80-\x8f]|[\x70-\x7f\xeb]", re.DOTALL)
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+class X86_64(Backend):
+    name = "x86_64"
+    e_machine = EM_X86_64
+    site_size = BRANCH_SIZE
+
+    def __init__(self, image: Image) -> None:
+        super().__init__(image)
+        self._md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+        self._sweep_md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+        self._sweep_md.skipdata = True
+        self._sweeps: dict[int, set[int]] = {}
+
+    # -- trampolines ----------------------------------------------------
+    def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
+        img = self.image
+        problems: list[tuple[str, str]] = []
+        t = Trampoline(addr, 0, None, addr + BRANCH_SIZE, None, None, problems)
+        if addr % TRAMP_ALIGN != TRAMP_ENTRY_MOD:
+            problems.append(
+                (
+                    "DC011",
+                    f"trampoline entry is at 8k+{addr % 8}, the ABI requires 8k+3"
+                    " (rel32 4-byte aligned in one quadword)",
+                )
+            )
+        pad = img.read(addr - len(TRAMP_PAD), len(TRAMP_PAD))
+        if pad != TRAMP_PAD:
+            found = pad.hex(" ") if pad is not None else "unmapped bytes"
+            problems.append(("DC012", f"the 3 bytes before the trampoline are {found}, not cc cc cc"))
+        b = img.read(addr, 10) or img.read(addr, 8)
+        if b is None or b[0] != OP_JMP_REL32:
+            problems.append(("DC014", f"patchable branch is `{self.describe(addr)}`, not `jmp rel32` (e9)"))
+            return t
+        t.branch_target = addr + BRANCH_SIZE + _I32.unpack_from(b, 1)[0]
+        slow = addr + BRANCH_SIZE
+        if b[5:8] == SLOW_PLAIN:
+            t.slow, t.size = "plain", 8
+        elif len(b) >= 10 and b[5] == OP_JMP_REL32:
+            t.slow, t.size = "retpoline", 10
+            t.slow_target = slow + BRANCH_SIZE + _I32.unpack_from(b, 6)[0]
+            if retpoline_thunk is not None and t.slow_target != retpoline_thunk:
+                problems.append(
+                    (
+                        "DC013",
+                        f"slow path jumps to 0x{t.slow_target:x}, not to"
+                        f" __dyncall_retpoline_r10 (0x{retpoline_thunk:x})",
+                    )
+                )
+            elif not img.is_exec(t.slow_target):
+                problems.append(("DC013", f"slow path jumps to 0x{t.slow_target:x}, outside executable code"))
+        else:
+            problems.append(
+                (
+                    "DC013",
+                    f"slow path is `{self.describe(slow)}`, not `jmp *%r10` or `jmp __dyncall_retpoline_r10`",
+                )
+            )
+        return t
+
+    # -- sites ------------------------------------------------------------
+    def decode_site(self, addr: int) -> Branch | None:
+        b = self.image.read(addr, BRANCH_SIZE)
+        if b is None or b[0] not in (OP_CALL_REL32, OP_JMP_REL32):
+            return None
+        op = "call" if b[0] == OP_CALL_REL32 else "jmp"
+        return Branch(addr, BRANCH_SIZE, op, addr + BRANCH_SIZE + _I32.unpack_from(b, 1)[0])
+
+    def site_alignment_problem(self, site: int, compiler_labelled: bool) -> tuple[str, str] | None:
+        rel = site + 1
+        if compiler_labelled:
+            if rel % 4:
+                return (
+                    "DC023",
+                    f"rel32 at 0x{rel:x} is not 4-byte aligned: the NOP padding before the"
+                    " site is missing or wrong, so the runtime cannot retarget it with one"
+                    " aligned store",
+                )
+            return None
+        if rel % 8 > 4 and site % CACHE_LINE == CACHE_LINE - 1:
+            return (
+                "DC025",
+                "the site's first two bytes straddle a cache line, so the runtime's"
+                " jump-to-self write is not atomic",
+            )
+        return None
+
+    def encode_branch(self, op: str, at: int, target: int) -> bytes | None:
+        rel = target - (at + BRANCH_SIZE)
+        if not _INT32_MIN <= rel <= _INT32_MAX:
+            return None
+        opc = OP_CALL_REL32 if op == "call" else OP_JMP_REL32
+        return bytes([opc]) + _I32.pack(rel)
+
+    # -- code search ----------------------------------------------------
+    def _exec_regions(self) -> list[tuple[int, bytes]]:
+        """(vaddr, bytes) of executable code: SHF_EXECINSTR sections when
+        section headers exist, else PF_X segments."""
+        img = self.image
+        out = []
+        for s in img.sections:
+            if s.flags & 0x4 and s.flags & 0x2 and s.type != 8 and s.size:
+                b = img.read(s.addr, s.size)
+                if b is not None and img.is_exec(s.addr, s.size):
+                    out.append((s.addr, b))
+        if not out:
+            for seg in img.segments:
+                if seg.flags & PF_X and seg.filesz:
+                    out.append((seg.vaddr, bytes(img.data[seg.offset : seg.offset + seg.filesz])))
+        return out
+
+    def find_branches_to(self, targets: set[int]) -> dict[int, list[Branch]]:
+        if not targets:
+            return {}
+        cands: list[Branch] = []
+        unpack32, unpack8 = _I32.unpack_from, _I8.unpack_from
+        for base, code in self._exec_regions():
+            n = len(code)
+            for m in _BRANCH_RE.finditer(code):
+                p = m.start()
+                c = code[p]
+                if c >= 0xE8 and c <= 0xE9:
+                    if p + 5 > n:
+                        continue
+                    t = base + p + 5 + unpack32(code, p + 1)[0]
+                    if t in targets:
+                        cands.append(Branch(base + p, 5, "call" if c == 0xE8 else "jmp", t))
+                elif c == 0x0F:
+                    if p + 6 > n:
+                        continue
+                    t = base + p + 6 + unpack32(code, p + 2)[0]
+                    if t in targets:
+                        cands.append(Branch(base + p, 6, "jcc", t))
+                else:
+                    if p + 2 > n:
+                        continue
+                    t = base + p + 2 + unpack8(code, p + 1)[0]
+                    if t in targets:
+                        cands.append(Branch(base + p, 2, "jmp8" if c == 0xEB else "jcc8", t))
+        verified = self.instruction_boundaries([b.addr for b in cands])
+        out: dict[int, list[Branch]] = {}
+        for b in cands:
+            if b.addr in verified:
+                out.setdefault(b.target, []).append(b)
+        return out
+
+    def instruction_boundaries(self, addrs: list[int]) -> set[int]:
+        """The subset of ``addrs`` that are instruction starts, decoding each
+        enclosing function from its symbol (or, without symbols, the
+        enclosing executable section by linear sweep)."""
+        img = self.image
+        by_func: dict[tuple[int, int], list[int]] = {}
+        loose: list[int] = []
+        for a in addrs:
+            f = img.function_at(a)
+            if f is None:
+                loose.append(a)
+            else:
+                by_func.setdefault((f.value, f.size), []).append(a)
+        ok: set[int] = set()
+        keys = list(by_func)
+        ranges = [(start, min(start + size, max(by_func[(start, size)]) + 16)) for start, size in keys]
+        for k, stream in zip(keys, self.decode_ranges(ranges), strict=True):
+            starts = {i.addr for i in stream.insns}
+            ok.update(a for a in by_func[k] if a in starts)
+        for a in loose:
+            if a in self._sweep_for(a):
+                ok.add(a)
+        return ok
+
+    def _sweep_for(self, addr: int) -> set[int]:
+        for base, code in self._exec_regions():
+            if base <= addr < base + len(code):
+                if base not in self._sweeps:
+                    self._sweeps[base] = {a for a, _, _, _ in self._sweep_md.disasm_lite(code, base)}
+                return self._sweeps[base]
+        return set()
+
+    def decode_ranges(self, ranges: list[tuple[int, int]]) -> list[Stream]:
+        """Decode every [start, end) range linearly.  All ranges go through
+        one capstone call over their concatenation (per-call overhead
+        dominates for many small functions); a range where decoding stops
+        or runs across its end is marked not ok and decoding restarts at
+        the next range."""
+        img = self.image
+        chunks: list[bytes] = []
+        offs: list[int] = []
+        pos = 0
+        for start, end in ranges:
+            b = img.read(start, max(0, end - start)) if end > start else b""
+            if b is None:
+                b = b""
+            offs.append(pos)
+            chunks.append(b)
+            pos += len(b)
+        buf = b"".join(chunks)
+        streams = [Stream(s, s + len(c), [], True) for (s, _), c in zip(ranges, chunks, strict=True)]
+        n = len(ranges)
+        i = 0
+        while i < n:
+            if not chunks[i]:
+                if ranges[i][1] > ranges[i][0]:
+                    streams[i].ok = False
+                i += 1
+                continue
+            j = i
+            end_j = offs[j] + len(chunks[j])
+            expect = offs[j]
+            restart = n
+            for off, size, mn, ops in self._md.disasm_lite(buf[offs[i] :], offs[i]):
+                if off >= end_j:
+                    j += 1
+                    while j < n and not chunks[j]:
+                        if ranges[j][1] > ranges[j][0]:
+                            streams[j].ok = False
+                        j += 1
+                    if j >= n:
+                        break
+                    end_j = offs[j] + len(chunks[j])
+                if off + size > end_j:  # runs across the end of range j
+                    streams[j].ok = False
+                    restart = j + 1
+                    break
+                st = streams[j]
+                st.insns.append(Insn(st.start + off - offs[j], size, mn, ops))
+                expect = off + size
+            else:
+                # capstone stopped: end of buffer, or invalid bytes in range j
+                if j < n and expect < end_j:
+                    streams[j].ok = False
+                restart = j + 1
+            i = restart
+        return streams
+
+    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int, list[Insn]] | None:
+        idx = next((k for k, ins in enumerate(stream.insns) if ins.addr == site), None)
+        if idx is None:
+            return None
+        run: list[Insn] = []
+        total = 0
+        k = idx - 1
+        while k >= 0 and stream.insns[k].mnemonic == "nop":
+            if total + stream.insns[k].size > MAX_SITE_PADDING:
+                break
+            total += stream.insns[k].size
+            run.insert(0, stream.insns[k])
+            k -= 1
+        if not run:
+            return None
+        return run[0].addr, total, run
+
+    def canonical_nops(self, n: int) -> bytes:
+        out = b""
+        while n > 0:
+            k = min(n, 9)
+            out += CANONICAL_NOPS[k]
+            n -= k
+        return out
+
+    def describe(self, addr: int, n: int = 16) -> str:
+        img = self.image
+        b = None
+        while n > 0 and b is None:
+            b = img.read(addr, n)
+            n -= 1
+        if not b:
+            return "<unmapped>"
+        for _, _, mn, ops in self._md.disasm_lite(b, addr, 1):
+            return f"{mn} {ops}".strip()
+        return "invalid bytes " + b[:4].hex(" ")
+
+    @staticmethod
+    def direct_targets(stream: Stream) -> set[int]:
+        """Direct branch targets inside a decoded stream (for padding safety)."""
+        out = set()
+        for ins in stream.insns:
+            if (ins.mnemonic.startswith("j") or ins.mnemonic in ("call", "loop")) and ins.op_str.startswith(
+                "0x"
+            ):
+                with contextlib.suppress(ValueError):
+                    out.add(int(ins.op_str, 16))
+        return out

@@ -1,0 +1,466 @@
+"""``check``: validate every entry of __dyncall_sites / __dyncall_keys.
+
+The result is an Analysis: the diagnostics plus what was learned about each
+site (trampoline state, callers, key, link-time target), which ``list`` and
+``relax`` reuse.  Diagnostic codes are listed in diagnostics.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from dyncall_rewrite import abi
+from dyncall_rewrite.arch import Backend, Branch, Stream, Trampoline, backend_for
+from dyncall_rewrite.diagnostics import CODES, ERROR, WARNING, Diagnostic
+from dyncall_rewrite.elf import Image, PointerValue
+from dyncall_rewrite.lines import LineTable
+from dyncall_rewrite.tables import Key, read_table
+
+MAX_FUNC_SPAN = 1 << 20  # site - func beyond this is treated as corrupted
+
+
+@dataclass(slots=True)
+class SiteInfo:
+    entry: abi.SiteEntry
+    valid: bool = True  # entry usable for relax (no error on it)
+    tramp: Trampoline | None = None
+    key: Key | None = None
+    callers: list[Branch] = field(default_factory=list)  # the site(s)
+    target: int | None = None  # the key's link-time value, when known
+    key_flags: int = 0  # key flags merged over every unit of this module
+    stream: Stream | None = None  # decode of [func, site+len) (labelled sites)
+
+    @property
+    def state(self) -> str:
+        if not self.valid or self.tramp is None:
+            return "invalid"
+        if self.entry.flags & abi.DYNCALL_SITE_RESOLVED:
+            return "resolved"
+        return "slow"
+
+
+@dataclass
+class Analysis:
+    image: Image
+    backend: Backend
+    sites: list[SiteInfo] = field(default_factory=list)
+    keys: dict[int, Key] = field(default_factory=dict)  # by cell address
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    has_tables: bool = False
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == WARNING]
+
+    def symbolize(self, with_lines: bool = True) -> None:
+        lines = LineTable(self.image.data) if with_lines and self.diagnostics else None
+        for d in self.diagnostics:
+            if d.address is not None:
+                d.symbol = self.image.symbolize(d.address)
+                if lines is not None:
+                    d.line = lines.lookup(d.address)
+
+
+def check(img: Image, backend: Backend | None = None) -> Analysis:
+    be = backend or backend_for(img)
+    an = Analysis(img, be)
+    diags = an.diagnostics
+    sites_t = read_table(img, abi.DYNCALL_SITES_SECTION, abi.SITE_ENTRY_SIZE, diags)
+    keys_t = read_table(img, abi.DYNCALL_KEYS_SECTION, abi.KEY_ENTRY_SIZE, diags)
+    an.has_tables = sites_t is not None or keys_t is not None or bool(diags)
+    if keys_t is not None:
+        _check_keys(an, abi.decode_keys(keys_t.data, keys_t.addr))
+    if sites_t is not None:
+        _check_sites(an, abi.decode_sites(sites_t.data, sites_t.addr))
+    diags.sort(key=lambda d: (d.address if d.address is not None else -1, d.code))
+    return an
+
+
+# -- keys -----------------------------------------------------------------
+
+
+def _check_keys(an: Analysis, entries: list[abi.KeyEntry]) -> None:
+    img, diags = an.image, an.diagnostics
+    T = abi.DYNCALL_KEYS_SECTION
+    by_address: dict[int, int] = {}
+    for e in entries:
+        bad = False
+        if e.version != abi.DYNCALL_ABI_VERSION:
+            diags.append(
+                Diagnostic(
+                    "DC001",
+                    e.addr,
+                    f"key entry #{e.index} has version {e.version}, expected {abi.DYNCALL_ABI_VERSION}",
+                    e.index,
+                    T,
+                )
+            )
+            bad = True
+        if e.kind != abi.DYNCALL_KIND_KEY:
+            diags.append(
+                Diagnostic(
+                    "DC003",
+                    e.addr,
+                    f"key entry #{e.index} has kind {e.kind}, expected {abi.DYNCALL_KIND_KEY} (key)",
+                    e.index,
+                    T,
+                )
+            )
+            bad = True
+        if e.flags & ~abi.KEY_FLAGS_ALL or e.reserved:
+            diags.append(
+                Diagnostic(
+                    "DC004",
+                    e.addr,
+                    f"key entry #{e.index} has unknown flags"
+                    f" 0x{e.flags & ~abi.KEY_FLAGS_ALL:x} or reserved field"
+                    f" 0x{e.reserved:x}",
+                    e.index,
+                    T,
+                )
+            )
+        if not e.keycell or img.mapped(e.keycell, 8) is None:
+            diags.append(
+                Diagnostic(
+                    "DC005",
+                    e.addr,
+                    f"key entry #{e.index}: key cell 0x{e.keycell:x} is outside the image",
+                    e.index,
+                    T,
+                )
+            )
+            continue
+        if not img.is_writable(e.keycell, 8) or e.keycell % 8:
+            diags.append(
+                Diagnostic(
+                    "DC040",
+                    e.keycell,
+                    f"key cell of key entry #{e.index} is not an aligned pointer in writable (RELRO) data",
+                    e.index,
+                    T,
+                )
+            )
+        name = None
+        if e.name:
+            name = img.read_cstring(e.name)
+            if name is None:
+                diags.append(
+                    Diagnostic(
+                        "DC043",
+                        e.addr,
+                        f"key entry #{e.index}: name at"
+                        f" 0x{e.name:x} is outside the image or not"
+                        " NUL-terminated",
+                        e.index,
+                        T,
+                    )
+                )
+        key = an.keys.get(e.keycell)
+        if key is None:
+            key = an.keys[e.keycell] = Key(e.keycell, name=name, address=img.pointer(e.keycell))
+        elif key.entries and key.flags != e.flags:
+            diags.append(
+                Diagnostic(
+                    "DC044",
+                    e.addr,
+                    f"key entry #{e.index} and #{key.entries[0].index}"
+                    f" describe the same key cell with different flags",
+                    e.index,
+                    T,
+                )
+            )
+        key.entries.append(e)
+        key.flags |= e.flags
+        if bad:
+            continue
+        a = key.address
+        if a.known:
+            by_address[a.value] = by_address.get(a.value, 0) | e.flags
+            writable_needed = not e.flags & abi.DYNCALL_KEY_CONST
+            if img.mapped(a.value, 8) is None or (writable_needed and not img.is_writable(a.value, 8)):
+                what = "outside the image" if img.mapped(a.value, 8) is None else "in read-only memory"
+                diags.append(
+                    Diagnostic(
+                        "DC041",
+                        e.addr,
+                        f"key {key.label!r} (0x{a.value:x}) is {what}, but it is not const",
+                        e.index,
+                        T,
+                    )
+                )
+    # Flags of a key merged over every unit of the module (ESCAPES in one
+    # unit forbids unguarded direct patching in all of them).
+    an._key_flags_by_address = by_address  # type: ignore[attr-defined]
+
+
+# -- sites ----------------------------------------------------------------
+
+
+def _check_sites(an: Analysis, entries: list[abi.SiteEntry]) -> None:
+    img, be, diags = an.image, an.backend, an.diagnostics
+    T = abi.DYNCALL_SITES_SECTION
+    thunk = img.symbol_address(abi.DYNCALL_RETPOLINE_THUNK)
+    flags_by_addr: dict[int, int] = getattr(an, "_key_flags_by_address", {})
+    to_discover: dict[int, SiteInfo] = {}
+    labelled: list[SiteInfo] = []
+    unlabelled_filled: list[SiteInfo] = []
+
+    def err(code: str, addr: int | None, msg: str, info: SiteInfo) -> None:
+        diags.append(Diagnostic(code, addr, msg, info.entry.index, T))
+        if CODES[code][0] == ERROR:
+            info.valid = False
+
+    for e in entries:
+        info = SiteInfo(e)
+        an.sites.append(info)
+        where = f"site entry #{e.index}"
+        if e.version != abi.DYNCALL_ABI_VERSION:
+            err("DC001", e.addr, f"{where} has version {e.version}, expected {abi.DYNCALL_ABI_VERSION}", info)
+        if e.kind not in (abi.DYNCALL_KIND_CALL, abi.DYNCALL_KIND_TAIL):
+            kn = abi.KIND_NAMES.get(e.kind)
+            why = f"reserved kind {e.kind} ({kn})" if kn else f"unknown kind {e.kind}"
+            err("DC003", e.addr, f"{where} has {why}; expected 1 (call) or 2 (tail)", info)
+        if e.flags & ~abi.SITE_FLAGS_ALL:
+            err("DC004", e.addr, f"{where} has unknown flags 0x{e.flags & ~abi.SITE_FLAGS_ALL:x}", info)
+        for fname, v, n in (
+            ("tramp", e.tramp, 1),
+            ("keycell", e.keycell, 8),
+            ("site", e.site, 1),
+            ("func", e.func, 1),
+        ):
+            if (v or fname in ("tramp", "keycell")) and img.mapped(v, n) is None:
+                err("DC005", e.addr, f"{where}: {fname} 0x{v:x} is outside the image", info)
+        if not info.valid:
+            continue
+
+        # Trampoline.
+        if not img.is_exec(e.tramp, be.site_size):
+            err("DC010", e.tramp, f"trampoline of {where} is not in an executable segment", info)
+            continue
+        t = info.tramp = be.read_trampoline(e.tramp, thunk)
+        for code, msg in t.problems:
+            err(code, e.tramp, msg, info)
+        if e.flags & abi.DYNCALL_SITE_RETPOLINE and t.slow == "plain":
+            err(
+                "DC016",
+                e.tramp + be.site_size,
+                "the site is flagged RETPOLINE but its trampoline's slow path is a plain indirect jmp *%r10",
+                info,
+            )
+
+        # Key.
+        key = info.key = an.keys.get(e.keycell)
+        if key is None:
+            err("DC042", e.addr, f"key cell 0x{e.keycell:x} of {where} has no __dyncall_keys entry", info)
+        else:
+            st = bool(e.flags & abi.DYNCALL_SITE_TYPE_KEY)
+            kt = bool(key.flags & abi.DYNCALL_KEY_TYPE)
+            if st != kt:
+                err(
+                    "DC044",
+                    e.addr,
+                    f"{where} says TYPE_KEY={int(st)} but key {key.label!r} says TYPE={int(kt)}",
+                    info,
+                )
+            if key.address.known:
+                info.key_flags = flags_by_addr.get(key.address.value, key.flags)
+                kv = img.pointer(key.address.value) if img.mapped(key.address.value, 8) else None
+                if kv is not None and kv.known and kv.value and not kt:
+                    info.target = kv.value
+            else:
+                info.key_flags = key.flags
+
+        # Patchable branch state.
+        resolved = bool(e.flags & abi.DYNCALL_SITE_RESOLVED)
+        if t.branch_target is not None:
+            if not resolved and t.branch_target != t.unpatched_target:
+                err(
+                    "DC015",
+                    e.tramp,
+                    f"trampoline branch goes to 0x{t.branch_target:x}, not to its"
+                    " slow path, but the entry is not flagged RESOLVED",
+                    info,
+                )
+            elif resolved:
+                if info.target is None or t.branch_target != info.target:
+                    want = f"0x{info.target:x}" if info.target is not None else "unknown at link time"
+                    err(
+                        "DC051",
+                        e.tramp,
+                        f"RESOLVED trampoline branch goes to 0x{t.branch_target:x};"
+                        f" the key's link-time value is {want}",
+                        info,
+                    )
+                elif not img.is_exec(t.branch_target):
+                    err(
+                        "DC052",
+                        e.tramp,
+                        f"RESOLVED target 0x{t.branch_target:x} is not in an executable segment",
+                        info,
+                    )
+        if (
+            info.target is not None
+            and not resolved
+            and info.key_flags & abi.DYNCALL_KEY_CONST
+            and img.is_exec(info.target)
+            and be.encode_branch("jmp", e.tramp, info.target) is None
+        ):
+            err(
+                "DC050",
+                e.tramp,
+                f"link-time target 0x{info.target:x} of const key is out of rel32 range of the trampoline",
+                info,
+            )
+
+        # Site.
+        if e.site:
+            if not img.is_exec(e.site, be.site_size):
+                err("DC020", e.site, f"site of {where} is not in an executable segment", info)
+                continue
+            br = be.decode_site(e.site)
+            want = "call" if e.kind == abi.DYNCALL_KIND_CALL else "jmp"
+            if br is None or br.op != want:
+                err(
+                    "DC021",
+                    e.site,
+                    f"site is `{be.describe(e.site)}`, expected `{want} rel32`"
+                    f" for a {abi.KIND_NAMES[e.kind]} entry",
+                    info,
+                )
+                continue
+            ok_targets = {e.tramp}
+            if resolved and t.branch_target is not None:
+                ok_targets.add(t.branch_target)
+            if br.target not in ok_targets:
+                err("DC022", e.site, f"site {want}s 0x{br.target:x}, not its trampoline 0x{e.tramp:x}", info)
+            info.callers = [br]
+            p = be.site_alignment_problem(e.site, compiler_labelled=bool(e.func))
+            if p:
+                err(p[0], e.site, p[1], info)
+            if e.func:
+                if not 0 <= e.site - e.func <= MAX_FUNC_SPAN:
+                    err("DC024", e.site, f"site is not inside its function (func 0x{e.func:x})", info)
+                else:
+                    labelled.append(info)
+            else:
+                unlabelled_filled.append(info)
+        else:
+            to_discover[e.tramp] = info
+
+    # Instruction boundaries of labelled sites: decode [func, site+len).
+    if labelled:
+        streams = be.decode_ranges([(i.entry.func, i.entry.site + be.site_size) for i in labelled])
+        for info, stream in zip(labelled, streams, strict=True):
+            info.stream = stream
+            if not any(ins.addr == info.entry.site for ins in reversed(stream.insns)):
+                err(
+                    "DC024",
+                    info.entry.site,
+                    "site is not at an instruction boundary when its"
+                    f" function (0x{info.entry.func:x}) is decoded from the start",
+                    info,
+                )
+    if unlabelled_filled:
+        starts = be.instruction_boundaries([i.entry.site for i in unlabelled_filled])
+        for info in unlabelled_filled:
+            if info.entry.site not in starts:
+                err(
+                    "DC024",
+                    info.entry.site,
+                    "site is not at an instruction boundary of the enclosing code",
+                    info,
+                )
+
+    # Discovery of sites the compiler could not label.
+    if to_discover:
+        found = be.find_branches_to(set(to_discover))
+        for tramp, info in to_discover.items():
+            info.callers = sorted(found.get(tramp, []), key=lambda b: b.addr)
+            want = "call" if info.entry.kind == abi.DYNCALL_KIND_CALL else "jmp"
+            if not info.callers:
+                err(
+                    "DC026",
+                    tramp,
+                    f"no call or jump reaches the trampoline of site entry #{info.entry.index} (dead site?)",
+                    info,
+                )
+            for b in info.callers:
+                if not b.patchable or b.op != want:
+                    err(
+                        "DC027",
+                        b.addr,
+                        f"`{be.describe(b.addr)}` reaches trampoline 0x{tramp:x}"
+                        f" but a {abi.KIND_NAMES[info.entry.kind]} entry expects `{want} rel32`:"
+                        " only the trampoline can be patched for it",
+                        info,
+                    )
+
+    _check_overlaps(an)
+
+
+def _check_overlaps(an: Analysis) -> None:
+    diags = an.diagnostics
+    T = abi.DYNCALL_SITES_SECTION
+    n = an.backend.site_size
+    seen_site: dict[int, int] = {}
+    seen_tramp: dict[int, int] = {}
+    spans: list[tuple[int, int, str, SiteInfo]] = []
+    for info in an.sites:
+        e = info.entry
+        if info.tramp is not None:
+            if e.tramp in seen_tramp:
+                diags.append(
+                    Diagnostic(
+                        "DC031",
+                        e.tramp,
+                        f"site entries #{seen_tramp[e.tramp]} and #{e.index} share one trampoline",
+                        e.index,
+                        T,
+                    )
+                )
+                info.valid = False
+            else:
+                seen_tramp[e.tramp] = e.index
+                spans.append((e.tramp - 3, e.tramp + max(info.tramp.size, n), "trampoline", info))
+        for b in info.callers:
+            if b.addr in seen_site:
+                if seen_site[b.addr] != e.index:
+                    diags.append(
+                        Diagnostic(
+                            "DC030",
+                            b.addr,
+                            f"site entries #{seen_site[b.addr]} and #{e.index} describe the same site",
+                            e.index,
+                            T,
+                        )
+                    )
+                    info.valid = False
+                continue
+            seen_site[b.addr] = e.index
+            if b.patchable:
+                spans.append((b.addr, b.addr + b.length, "site", info))
+    spans.sort(key=lambda s: s[0])
+    for a, b in itertools.pairwise(spans):
+        if b[0] < a[1]:
+            diags.append(
+                Diagnostic(
+                    "DC032",
+                    b[0],
+                    f"{b[2]} of site entry #{b[3].entry.index}"
+                    f" overlaps {a[2]} of site entry #{a[3].entry.index}",
+                    b[3].entry.index,
+                    T,
+                )
+            )
+            b[3].valid = False
+
+
+def key_value(img: Image, key: Key) -> PointerValue | None:
+    if not key.address.known or img.mapped(key.address.value, 8) is None:
+        return None
+    return img.pointer(key.address.value)

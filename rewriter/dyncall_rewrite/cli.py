@@ -1,0 +1,190 @@
+"""Command line: ``dyncall-rewrite {check,relax,list}``.
+
+Exit status: 0 success; 1 a problem was found or an error occurred (one
+line ``dyncall-rewrite: error: ...`` on stderr); 2 usage error (argparse).
+The only place that prints errors or catches RewriteError.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from dyncall_rewrite import __version__
+from dyncall_rewrite.check import check
+from dyncall_rewrite.diagnostics import ERROR, WARNING
+from dyncall_rewrite.elf import Image
+from dyncall_rewrite.errors import RewriteError
+from dyncall_rewrite.listing import format_record, site_record
+from dyncall_rewrite.relax import RelaxOptions, relax, write_atomically
+
+PROG = "dyncall-rewrite"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Validate, relax and list the dyncall tables"
+        " (__dyncall_sites, __dyncall_keys) of linked ELF files.",
+    )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    c = sub.add_parser("check", help="validate every entry; exit 1 on any problem")
+    c.add_argument("files", nargs="+", metavar="ELF")
+    c.add_argument("--json", action="store_true", help="machine-readable report on stdout")
+    c.add_argument("--werror", action="store_true", help="treat warnings as problems")
+    c.add_argument("--no-lines", action="store_true", help="do not read DWARF for file:line")
+    c.add_argument("-q", "--quiet", action="store_true", help="print problems only")
+
+    r = sub.add_parser("relax", help="canonicalize padding, fill sites, resolve link-time targets")
+    r.add_argument("file", metavar="ELF")
+    g = r.add_mutually_exclusive_group(required=True)
+    g.add_argument("-o", "--output", metavar="OUT", help="write the result to OUT")
+    g.add_argument("--in-place", action="store_true", help="replace ELF atomically")
+    r.add_argument(
+        "--resolve-initializers",
+        action="store_true",
+        help="also pre-resolve non-const, non-escaping keys of FRESH sites from their"
+        " static initializer (precondition: no store to the key before the module's"
+        " dyncall constructor runs)",
+    )
+    r.add_argument("--no-resolve", action="store_true", help="do not pre-resolve any target")
+    r.add_argument("--no-padding", action="store_true", help="leave NOP padding as it is")
+    r.add_argument("--no-fill", action="store_true", help="do not fill in discovered sites")
+    r.add_argument("--json", action="store_true", help="report the changes as JSON")
+    r.add_argument("-v", "--verbose", action="store_true", help="print every write")
+
+    ls = sub.add_parser("list", help="every site with function, key, kind, state, target")
+    ls.add_argument("file", metavar="ELF")
+    ls.add_argument("--json", action="store_true")
+    return p
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    status = 0
+    reports: list[dict[str, Any]] = []
+    for path in args.files:
+        img = Image.load(path)
+        an = check(img)
+        an.symbolize(with_lines=not args.no_lines)
+        bad = [d for d in an.diagnostics if d.severity == ERROR or (args.werror and d.severity == WARNING)]
+        if bad:
+            status = 1
+        if args.json:
+            reports.append(
+                {
+                    "file": path,
+                    "ok": not bad,
+                    "arch": an.backend.name,
+                    "has_tables": an.has_tables,
+                    "sites": len(an.sites),
+                    "keys": len(an.keys),
+                    "errors": len(an.errors),
+                    "warnings": len(an.warnings),
+                    "diagnostics": [d.to_json() for d in an.diagnostics],
+                }
+            )
+            continue
+        for d in an.diagnostics:
+            print(d.format(path))
+        if not args.quiet:
+            if not an.has_tables:
+                print(f"{path}: no dyncall tables")
+            else:
+                print(
+                    f"{path}: {len(an.sites)} sites, {len(an.keys)} key cells:"
+                    f" {len(an.errors)} errors, {len(an.warnings)} warnings"
+                )
+    if args.json:
+        json.dump(reports if len(reports) != 1 else reports[0], sys.stdout, indent=1)
+        print()
+    return status
+
+
+def _cmd_relax(args: argparse.Namespace) -> int:
+    img = Image.load(args.file)
+    opts = RelaxOptions(
+        fill_sites=not args.no_fill,
+        canonicalize_padding=not args.no_padding,
+        resolve=not args.no_resolve,
+        resolve_initializers=args.resolve_initializers,
+    )
+    res = relax(img, opts)
+    dest = args.file if args.in_place else args.output
+    if res.changed or not args.in_place:
+        if (
+            not args.in_place
+            and os.path.exists(dest)
+            and os.path.samefile(dest, args.file)
+            and not res.changed
+        ):
+            pass
+        else:
+            write_atomically(res.data, dest, img.file_mode)
+    if args.json:
+        json.dump(
+            {
+                "file": args.file,
+                "output": dest,
+                "changed": res.changed,
+                "filled_sites": res.filled,
+                "canonicalized_padding": res.padding,
+                "resolved_sites": res.resolved,
+                "writes": [
+                    {"address": p.addr, "what": p.what, "old": p.old.hex(), "new": p.new.hex()}
+                    for p in res.patches
+                ],
+            },
+            sys.stdout,
+            indent=1,
+        )
+        print()
+    else:
+        if args.verbose:
+            for p in res.patches:
+                print(f"0x{p.addr:x}: {p.what}: {p.old.hex(' ')} -> {p.new.hex(' ')}")
+        print(
+            f"{dest}: filled {res.filled} sites, canonicalized {res.padding} paddings,"
+            f" resolved {res.resolved} sites ({len(res.patches)} writes)"
+        )
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    img = Image.load(args.file)
+    an = check(img)
+    recs = [site_record(an, s) for s in an.sites]
+    if args.json:
+        json.dump(
+            {"file": args.file, "arch": an.backend.name, "sites": recs, "problems": len(an.errors)},
+            sys.stdout,
+            indent=1,
+        )
+        print()
+    else:
+        for r in recs:
+            print(format_record(r))
+        if an.errors:
+            print(f"{args.file}: {len(an.errors)} problems (run `{PROG} check`)")
+    return 1 if an.errors else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return {"check": _cmd_check, "relax": _cmd_relax, "list": _cmd_list}[args.cmd](args)
+    except RewriteError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: error: interrupted", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+    except RecursionError:
+        print(f"{PROG}: error: DC908: input too deeply nested", file=sys.stderr)
+        return 1
