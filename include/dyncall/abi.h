@@ -73,6 +73,15 @@ enum dyncall_site_flags {
 	DYNCALL_SITE_RETPOLINE = 1u << 2, /* caller built with retpolines      */
 	DYNCALL_SITE_BTI = 1u << 3,       /* caller built with BTI (aarch64)    */
 	DYNCALL_SITE_IBT = 1u << 4,       /* caller built with IBT (x86-64)     */
+	/* Set by dyncall-rewrite relax: the key's value is known at link time
+	 * (const key, or --resolve-initializers) and the trampoline's
+	 * patchable branch -- and the site, when `site` is set -- were
+	 * pre-patched to the direct form for that target in the file.  The
+	 * runtime must not patch such a site at registration (it is already in
+	 * its final state) and must treat it as "direct to the key's initial
+	 * value" if the key is ever stored (see docs/abi.md, "Link-time
+	 * resolution"). */
+	DYNCALL_SITE_RESOLVED = 1u << 5,
 };
 
 /* struct dyncall_key_entry.flags */
