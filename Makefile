@@ -1,0 +1,47 @@
+# dyncall: a thin front end over CMake presets and scripts/.
+#
+#   make demo     install what is missing, build, run examples/ with the
+#                 plugin in a -mretpoline build and print the call-cost table
+#   make check    install what is missing, build, run the whole test suite;
+#                 last line: `N passed, N failed[, N skipped]`
+#   make build    configure (preset `default`, build/) and build everything
+#   make bench    run every bench/*.bench.sh (see bench/README.md)
+#   make install PREFIX=/opt/dyncall
+#   make clean    remove build/ except the Python venv;  make distclean: all of it
+BUILD  := build
+PREFIX ?= /usr/local
+
+.PHONY: all deps configure build demo check bench install lint clean distclean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh --venv $(BUILD)/venv
+
+configure: deps
+	@if [ ! -f $(BUILD)/CMakeCache.txt ]; then cmake --preset default; fi
+
+build: configure
+	@cmake --build $(BUILD)
+
+demo: build
+	@scripts/demo.sh
+
+check:
+	@scripts/check.sh
+
+bench: build
+	@scripts/bench.sh
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+lint: deps
+	@$(BUILD)/venv/bin/ruff check tools/dyncall-cc tools/dyncall-config scripts test/lit.cfg.py
+	@bash -n scripts/*.sh .ci/run bench/*.sh
+
+clean:
+	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name venv -exec rm -rf {} +; fi
+
+distclean:
+	rm -rf $(BUILD)
