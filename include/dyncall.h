@@ -143,6 +143,7 @@ struct dyncall_stats {
 	uint64_t verify_failures;/* discovery checks that failed           */
 	uint64_t guard_misses;   /* checking mode: stale calls seen        */
 	uint64_t stores;         /* stores that repatched                  */
+	uint64_t jump_to_self;   /* branch writes that needed jmp-to-self  */
 };
 
 void dyncall_get_stats(struct dyncall_stats *out);

@@ -158,4 +158,5 @@ DC_EXPORT void dyncall_get_stats(struct dyncall_stats *out)
 	out->verify_failures = atomic_load(&dc_stats.verify_failures);
 	out->guard_misses = atomic_load(&dc_stats.guard_misses);
 	out->stores = atomic_load(&dc_stats.stores);
+	out->jump_to_self = atomic_load(&dc_stats.jump_to_self);
 }

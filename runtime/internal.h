@@ -123,7 +123,7 @@ void dc_fatal(const char *fmt, ...) DC_HIDDEN __attribute__((noreturn,
 struct dc_stats {
 	_Atomic uint64_t modules, sites, keys, patches, skipped, refused,
 		membarriers, stubs, discoveries, verify_failures, guard_misses,
-		stores;
+		stores, jump_to_self;
 };
 extern struct dc_stats dc_stats DC_HIDDEN;
 #define DC_STAT_ADD(f, n) \

@@ -270,6 +270,8 @@ int dc_batch_run(struct dc_batch *b)
 		}
 		if (n > maxsteps)
 			maxsteps = n;
+		if (n > 1)
+			DC_STAT_ADD(jump_to_self, 1);
 		pages[npages++] = at & ~(page_size() - 1);
 		pages[npages++] = (at + ARCH_BRANCH_LEN - 1) & ~(page_size() - 1);
 	}

@@ -1,6 +1,6 @@
 // Checks registration and patching of a direct (FRESH) call site, a tail site and a guarded (ESCAPES) site: the call/jmp and trampoline bytes before registration, after it, and after a store.
 // REQUIRES: x86_64
-// RUN: %cc %libdyncall_cflags -I%S/Inputs -Wa,-I%S/Inputs -Wno-prio-ctor-dtor -O1 %s -o %t %libdyncall_ldflags
+// RUN: %cc %libdyncall_cflags -I%S/Inputs -Wa,-I%S/Inputs -O1 %s -o %t %libdyncall_ldflags
 // RUN: %t | FileCheck %s
 #define DC_TEST_NO_CTOR
 #include "dyncall_test.h"
