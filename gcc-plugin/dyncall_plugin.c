@@ -1,0 +1,1558 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * dyncall_plugin.c - the GCC side of dyncall.
+ *
+ * Calls through a function pointer declared __attribute__((dynamic_call))
+ * become direct calls to a per-site trampoline that receives the loaded
+ * pointer in the static-chain register (r10); the runtime later patches the
+ * trampoline (and the call itself) to jump straight to the target.  What is
+ * emitted is the ABI of docs/abi.md / include/dyncall/abi.h, byte for byte
+ * the same as the Clang pass, so one runtime and one rewriter read both.
+ *
+ * Three stages, placed so that -flto works:
+ *  1. front end: the attribute (always registered), its diagnostics, and the
+ *     propagation of annotated typedefs to the variables and fields declared
+ *     with them; each key also gets its source name, computed while the
+ *     front end's printable-name hook is still available.
+ *  2. GIMPLE, right after "ssa" (before any IPA pass and before LTO
+ *     streaming, so the stream already carries the transformed calls):
+ *     sites become calls to trampoline decls with a static chain, stores to
+ *     keys become __dyncall_store calls, field stores get their note, and
+ *     uses that let a key's address escape are recorded.  A simple IPA pass
+ *     after "build_ssa_passes" then emits, as toplevel asm (which LTO
+ *     streams), the trampolines, the key entries and the COMDAT
+ *     constructor/destructor/retpoline, and creates the key cells and type
+ *     key descriptors as real variables (so LTO renames and promotes what
+ *     they reference consistently).  Everything the RTL stage needs per site
+ *     (key cell symbol, flags) is an internal attribute of the trampoline
+ *     decl, which LTO streams with the decl.
+ *  3. RTL, just before "shorten" (after every pass that may move, duplicate
+ *     or delete calls: bb-reorder, sched2, mach, and after the target's
+ *     endbr insertion; before branch shortening so that the padding is
+ *     accounted for in branch offsets): each call_insn to a trampoline gets
+ *     the alignment padding, a local label and its __dyncall_sites entry.
+ */
+#include "gcc-compat.h"
+#include "dyncall/abi.h"
+
+int plugin_is_GPL_compatible;
+
+static struct plugin_info dyncall_plugin_info = {
+	.version = "0.1.0",
+	.help = "dynamic_call attribute and call-site transformation\n"
+		"  -fplugin-arg-<name>-disable  accept the attribute, do not transform\n"
+		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n",
+};
+
+/* Internal attribute names (a space makes them unspellable in source). */
+#define ATTR_KEY_NAME "dyncall key name" /* ("source name") on keys */
+#define ATTR_SITE "dyncall site" /* ("keycell", flags) on trampolines */
+
+#define KEYCELL_SECTION ".data.rel.ro"
+#define TRAMP_SECTION ".text.__dyncall_tramp"
+#define SITE_LABEL_PREFIX ".Ldyncall_site"
+#define FUNC_LABEL_PREFIX ".Ldyncall_func"
+#define MODULE_CTOR "__dyncall_module_ctor"
+#define MODULE_DTOR "__dyncall_module_dtor"
+
+#define X86_64_ENDBR64 ".byte 0xf3,0x0f,0x1e,0xfa" /* endbr64 */
+
+static const char *plugin_name = "dyncall_gcc";
+static bool transform_enabled = true;
+static bool verbose;
+static char unit_id[17];
+
+/* Trees created by the plugin and otherwise referenced only from plugin
+ * memory are chained here so the garbage collector keeps them. */
+static tree gc_roots;
+static const struct ggc_root_tab dyncall_ggc_roots[] = {
+	DYNCALL_GGC_ROOT_TREE(gc_roots),
+	LAST_GGC_ROOT_TAB,
+};
+
+static tree keep(tree t)
+{
+	gc_roots = tree_cons(NULL_TREE, t, gc_roots);
+	return t;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Front end: the attribute                                                */
+/* ---------------------------------------------------------------------- */
+
+static bool is_function_pointer_type(const_tree type)
+{
+	return type && TREE_CODE(type) == POINTER_TYPE &&
+	       (TREE_CODE(TREE_TYPE(type)) == FUNCTION_TYPE ||
+		TREE_CODE(TREE_TYPE(type)) == METHOD_TYPE);
+}
+
+static bool has_static_storage(const_tree decl)
+{
+	return (TREE_STATIC(decl) || DECL_EXTERNAL(decl)) &&
+	       !DECL_THREAD_LOCAL_P(decl);
+}
+
+static void misplaced_attribute(location_t loc, tree name)
+{
+	error_at(loc,
+		 "%qE attribute only applies to variables with static storage "
+		 "duration, fields and typedefs of function-pointer type",
+		 name);
+}
+
+static tree handle_dynamic_call_attribute(tree *node, tree name, tree args,
+					  int flags, bool *no_add_attrs)
+{
+	tree decl = *node;
+
+	if (!DECL_P(decl)) {
+		misplaced_attribute(input_location, name);
+		*no_add_attrs = true;
+		return NULL_TREE;
+	}
+	switch (TREE_CODE(decl)) {
+	case VAR_DECL:
+		/* Automatic variables are caught again in finish_decl, when
+		 * the storage class is final (C++ sets it late). */
+		if (is_function_pointer_type(TREE_TYPE(decl)) &&
+		    (has_static_storage(decl) || !DECL_CONTEXT(decl) ||
+		     TREE_CODE(DECL_CONTEXT(decl)) != FUNCTION_DECL))
+			return NULL_TREE;
+		break;
+	case FIELD_DECL:
+	case TYPE_DECL:
+		if (is_function_pointer_type(TREE_TYPE(decl)))
+			return NULL_TREE;
+		break;
+	default:
+		break;
+	}
+	misplaced_attribute(DECL_SOURCE_LOCATION(decl), name);
+	*no_add_attrs = true;
+	return NULL_TREE;
+}
+
+static struct attribute_spec dynamic_call_attr = {
+	.name = DYNCALL_ATTR_NAME,
+	.min_length = 0,
+	.max_length = 0,
+	.decl_required = false,
+	.type_required = false,
+	.function_type_required = false,
+	.affects_type_identity = false,
+	.handler = handle_dynamic_call_attribute,
+	.exclude = NULL,
+};
+
+static void register_attributes(void *event_data, void *data)
+{
+	register_attribute(&dynamic_call_attr);
+}
+
+/* The annotated typedef (if any) a declaration's type is spelled with. */
+static tree annotated_typedef_of(tree type)
+{
+	for (int depth = 0; type && depth < 32; depth++) {
+		tree name = TYPE_NAME(type);
+
+		if (!name || TREE_CODE(name) != TYPE_DECL)
+			return NULL_TREE;
+		if (lookup_attribute(DYNCALL_ATTR_NAME, DECL_ATTRIBUTES(name)))
+			return name;
+		type = DECL_ORIGINAL_TYPE(name);
+	}
+	return NULL_TREE;
+}
+
+static bool is_annotated(const_tree decl)
+{
+	return decl && (TREE_CODE(decl) == VAR_DECL ||
+			TREE_CODE(decl) == FIELD_DECL) &&
+	       lookup_attribute(DYNCALL_ATTR_NAME, DECL_ATTRIBUTES(decl));
+}
+
+static bool lang_is_cxx(void)
+{
+	return strncmp(lang_hooks.name, "GNU C++", 7) == 0;
+}
+
+static std::string printable_name(tree decl)
+{
+	if (lang_is_cxx())
+		return lang_hooks.decl_printable_name(decl, 1);
+	return DECL_NAME(decl) ? IDENTIFIER_POINTER(DECL_NAME(decl)) : "";
+}
+
+/* "struct <tag>.<field>" / "union <tag>.<field>" (C++: qualified tag). */
+static std::string field_key_name(tree field)
+{
+	tree rec = DECL_CONTEXT(field);
+	std::string s = TREE_CODE(rec) == UNION_TYPE ? "union " : "struct ";
+	tree tn = rec ? TYPE_NAME(TYPE_MAIN_VARIANT(rec)) : NULL_TREE;
+
+	if (tn && TREE_CODE(tn) == IDENTIFIER_NODE)
+		s += IDENTIFIER_POINTER(tn);
+	else if (tn && TREE_CODE(tn) == TYPE_DECL)
+		s += printable_name(tn);
+	else
+		s += "(anonymous)";
+	s += '.';
+	s += DECL_NAME(field) ? IDENTIFIER_POINTER(DECL_NAME(field)) : "";
+	return s;
+}
+
+static void set_key_name(tree decl, const std::string &name)
+{
+	tree old = lookup_attribute(ATTR_KEY_NAME, DECL_ATTRIBUTES(decl));
+	tree str = build_string(name.size() + 1, name.c_str());
+
+	if (old) {
+		TREE_VALUE(old) = build_tree_list(NULL_TREE, str);
+		return;
+	}
+	DECL_ATTRIBUTES(decl) =
+		tree_cons(get_identifier(ATTR_KEY_NAME),
+			  build_tree_list(NULL_TREE, str), DECL_ATTRIBUTES(decl));
+}
+
+static void annotate(tree decl)
+{
+	if (!lookup_attribute(DYNCALL_ATTR_NAME, DECL_ATTRIBUTES(decl)))
+		DECL_ATTRIBUTES(decl) =
+			tree_cons(get_identifier(DYNCALL_ATTR_NAME), NULL_TREE,
+				  DECL_ATTRIBUTES(decl));
+}
+
+/* PLUGIN_FINISH_DECL: storage class is final; apply annotated typedefs. */
+static void finish_decl(void *event_data, void *data)
+{
+	tree decl = (tree)event_data;
+
+	if (!decl || TREE_CODE(decl) != VAR_DECL)
+		return;
+	if (lookup_attribute(DYNCALL_ATTR_NAME, DECL_ATTRIBUTES(decl))) {
+		if (!has_static_storage(decl)) {
+			misplaced_attribute(DECL_SOURCE_LOCATION(decl),
+					    get_identifier(DYNCALL_ATTR_NAME));
+			DECL_ATTRIBUTES(decl) = remove_attribute(
+				DYNCALL_ATTR_NAME, DECL_ATTRIBUTES(decl));
+			return;
+		}
+	} else if (annotated_typedef_of(TREE_TYPE(decl)) &&
+		   is_function_pointer_type(TREE_TYPE(decl))) {
+		/* Objects of an annotated typedef are keys when they can be
+		 * (static storage); automatic ones are plain pointers. */
+		if (!has_static_storage(decl))
+			return;
+		annotate(decl);
+	} else {
+		return;
+	}
+	set_key_name(decl, printable_name(decl));
+}
+
+/* PLUGIN_FINISH_TYPE: fields get their "struct tag.field" key name. */
+static void finish_type(void *event_data, void *data)
+{
+	tree type = (tree)event_data;
+
+	if (!type || (TREE_CODE(type) != RECORD_TYPE &&
+		      TREE_CODE(type) != UNION_TYPE))
+		return;
+	for (tree f = TYPE_FIELDS(type); f; f = DECL_CHAIN(f)) {
+		if (TREE_CODE(f) != FIELD_DECL)
+			continue;
+		if (!lookup_attribute(DYNCALL_ATTR_NAME, DECL_ATTRIBUTES(f))) {
+			if (!annotated_typedef_of(TREE_TYPE(f)) ||
+			    !is_function_pointer_type(TREE_TYPE(f)))
+				continue;
+			annotate(f);
+		}
+		set_key_name(f, field_key_name(f));
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Keys of this translation unit                                           */
+/* ---------------------------------------------------------------------- */
+
+struct dyncall_key {
+	tree decl;        /* annotated VAR_DECL or FIELD_DECL */
+	tree target;      /* what the key cell points at: the variable or the
+			   * type key descriptor */
+	std::string name; /* source name */
+	std::string cell; /* key cell symbol */
+	unsigned flags;   /* enum dyncall_key_flags */
+};
+
+struct dyncall_site_info {
+	std::string tramp;
+	bool retpoline;
+};
+
+static std::vector<dyncall_key> keys;
+static std::vector<dyncall_site_info> sites;
+static hash_map<tree, unsigned> *key_index; /* decl -> index in keys */
+static std::map<std::string, tree> type_keys; /* key name -> descriptor */
+
+static std::string key_name_of(tree decl)
+{
+	tree a = lookup_attribute(ATTR_KEY_NAME, DECL_ATTRIBUTES(decl));
+
+	if (a && TREE_VALUE(a))
+		return TREE_STRING_POINTER(TREE_VALUE(TREE_VALUE(a)));
+	/* Declared where the front-end callbacks did not see it (e.g. a C++
+	 * template instantiation): best effort. */
+	if (TREE_CODE(decl) == FIELD_DECL)
+		return field_key_name(decl);
+	return DECL_NAME(decl) ? IDENTIFIER_POINTER(DECL_NAME(decl)) : "";
+}
+
+/* Mark a symbol created by the plugin as "module internal": local when the
+ * unit is compiled to an object, hidden and never localized under LTO (the
+ * toplevel asm that references it may land in another partition). */
+static void set_internal_linkage(tree decl, bool comdat)
+{
+	if (!comdat && !dyncall_generating_lto()) {
+		TREE_PUBLIC(decl) = 0;
+		return;
+	}
+	TREE_PUBLIC(decl) = 1;
+	DECL_VISIBILITY(decl) = VISIBILITY_HIDDEN;
+	DECL_VISIBILITY_SPECIFIED(decl) = 1;
+	if (dyncall_generating_lto())
+		DECL_ATTRIBUTES(decl) =
+			tree_cons(get_identifier("externally_visible"),
+				  NULL_TREE, DECL_ATTRIBUTES(decl));
+}
+
+static tree new_plugin_var(const std::string &name, tree type)
+{
+	tree decl = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+			       get_identifier(name.c_str()), type);
+
+	SET_DECL_ASSEMBLER_NAME(decl, DECL_NAME(decl));
+	TREE_STATIC(decl) = 1;
+	DECL_ARTIFICIAL(decl) = 1;
+	DECL_IGNORED_P(decl) = 1;
+	TREE_USED(decl) = 1;
+	DECL_PRESERVE_P(decl) = 1;
+	return decl;
+}
+
+/* __dyncall_tkey.<md5 of the key name>: hidden, COMDAT, writable,
+ * 16 zero bytes (struct dyncall_type_key). */
+static tree type_key_descriptor(const std::string &name)
+{
+	auto it = type_keys.find(name);
+	if (it != type_keys.end())
+		return it->second;
+
+	unsigned char digest[16];
+	char hex[33];
+	md5_buffer(name.data(), name.size(), digest);
+	for (int i = 0; i < 16; i++)
+		sprintf(hex + 2 * i, "%02x", digest[i]);
+
+	tree type = build_array_type_nelts(ptr_type_node, 2);
+	tree decl = new_plugin_var(std::string(DYNCALL_TYPE_KEY_PREFIX) + hex,
+				   type);
+	TREE_ADDRESSABLE(decl) = 1;
+	DECL_INITIAL(decl) = build_constructor(type, NULL);
+	SET_DECL_ALIGN(decl, 64);
+	DECL_USER_ALIGN(decl) = 1;
+	set_internal_linkage(decl, true);
+	make_decl_one_only(decl, DECL_ASSEMBLER_NAME(decl));
+	varpool_node::finalize_decl(decl);
+	type_keys[name] = keep(decl);
+	return decl;
+}
+
+/* The unit's record of a key, created on first use. */
+static dyncall_key &key_of(tree decl)
+{
+	bool existed;
+	unsigned &idx = key_index->get_or_insert(decl, &existed);
+
+	if (existed)
+		return keys[idx];
+	idx = keys.size();
+
+	dyncall_key k;
+	k.decl = keep(decl);
+	k.name = key_name_of(decl);
+	k.cell = std::string(DYNCALL_KEYCELL_PREFIX) + unit_id + "." +
+		 std::to_string(idx);
+	k.flags = 0;
+	if (TREE_CODE(decl) == FIELD_DECL) {
+		k.flags |= DYNCALL_KEY_TYPE;
+		k.target = type_key_descriptor(k.name);
+	} else {
+		k.target = decl;
+		if (TYPE_READONLY(TREE_TYPE(decl)) || TREE_READONLY(decl))
+			k.flags |= DYNCALL_KEY_CONST;
+	}
+	keys.push_back(k);
+	return keys.back();
+}
+
+/* The annotated key a memory reference reads or writes, or NULL_TREE. */
+static tree key_of_ref(tree ref)
+{
+	if (!ref)
+		return NULL_TREE;
+	if (TREE_CODE(ref) == VAR_DECL)
+		return is_annotated(ref) ? ref : NULL_TREE;
+	if (TREE_CODE(ref) == COMPONENT_REF) {
+		tree f = TREE_OPERAND(ref, 1);
+		return is_annotated(f) ? f : NULL_TREE;
+	}
+	if (TREE_CODE(ref) == MEM_REF &&
+	    TREE_CODE(TREE_OPERAND(ref, 0)) == ADDR_EXPR &&
+	    integer_zerop(TREE_OPERAND(ref, 1))) {
+		tree base = TREE_OPERAND(TREE_OPERAND(ref, 0), 0);
+		if (TREE_CODE(base) == VAR_DECL && is_annotated(base) &&
+		    tree_int_cst_equal(TYPE_SIZE(TREE_TYPE(ref)),
+				       TYPE_SIZE(TREE_TYPE(base))))
+			return base;
+	}
+	return NULL_TREE;
+}
+
+/* Key whose address ADDR (an ADDR_EXPR operand) is. */
+static tree key_of_addr(tree addr)
+{
+	if (!addr || TREE_CODE(addr) != ADDR_EXPR)
+		return NULL_TREE;
+	return key_of_ref(TREE_OPERAND(addr, 0));
+}
+
+static void mark_escaped(tree key, gimple *stmt, const char *why)
+{
+	dyncall_key &k = key_of(key);
+
+	if (verbose && !(k.flags & DYNCALL_KEY_ESCAPES))
+		inform(stmt ? gimple_location(stmt) : UNKNOWN_LOCATION,
+		       "dyncall: address of key %qs escapes (%s): its sites "
+		       "stay guarded",
+		       k.name.c_str(), why);
+	k.flags |= DYNCALL_KEY_ESCAPES;
+}
+
+/* walk_tree callback: any address of a key, or of a part of one, that is
+ * not the base of a direct access lets the key escape. */
+static tree find_escapes(tree *tp, int *walk_subtrees, void *data)
+{
+	gimple *stmt = (gimple *)data;
+	tree t = *tp;
+
+	if (TYPE_P(t)) {
+		*walk_subtrees = 0;
+		return NULL_TREE;
+	}
+	if ((TREE_CODE(t) == MEM_REF || TREE_CODE(t) == TARGET_MEM_REF) &&
+	    TREE_CODE(TREE_OPERAND(t, 0)) == ADDR_EXPR) {
+		/* MEM[&x]: a direct access to x.  Only an access to part of
+		 * a key (or at another size) lets it escape. */
+		tree base = get_base_address(TREE_OPERAND(TREE_OPERAND(t, 0), 0));
+		if (!(TREE_CODE(t) == MEM_REF && key_of_ref(t)) && base &&
+		    TREE_CODE(base) == VAR_DECL && is_annotated(base))
+			mark_escaped(base, stmt, "partial access");
+		*walk_subtrees = 0;
+		return NULL_TREE;
+	}
+	if (TREE_CODE(t) == ADDR_EXPR) {
+		for (tree r = TREE_OPERAND(t, 0); r;
+		     r = (handled_component_p(r) || TREE_CODE(r) == MEM_REF)
+				 ? TREE_OPERAND(r, 0)
+				 : NULL_TREE) {
+			if (TREE_CODE(r) == COMPONENT_REF &&
+			    is_annotated(TREE_OPERAND(r, 1)))
+				mark_escaped(TREE_OPERAND(r, 1), stmt,
+					     "address taken");
+			else if (TREE_CODE(r) == VAR_DECL && is_annotated(r))
+				mark_escaped(r, stmt, "address taken");
+		}
+		*walk_subtrees = 0;
+	}
+	return NULL_TREE;
+}
+
+/* Aggregate copies of a record that holds an annotated field bypass the
+ * field-store note: such type keys escape. */
+static void escape_fields_of(tree type, gimple *stmt, int depth)
+{
+	if (!type || depth > 8)
+		return;
+	if (TREE_CODE(type) == ARRAY_TYPE) {
+		escape_fields_of(TREE_TYPE(type), stmt, depth + 1);
+		return;
+	}
+	if (!RECORD_OR_UNION_TYPE_P(type))
+		return;
+	for (tree f = TYPE_FIELDS(type); f; f = DECL_CHAIN(f)) {
+		if (TREE_CODE(f) != FIELD_DECL)
+			continue;
+		if (is_annotated(f))
+			mark_escaped(f, stmt, "aggregate copy");
+		else
+			escape_fields_of(TREE_TYPE(f), stmt, depth + 1);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* GIMPLE: sites, stores, escapes                                          */
+/* ---------------------------------------------------------------------- */
+
+static tree store_fndecl, resync_fndecl, note_fndecl;
+
+static tree runtime_fndecl(tree *cache, const char *name, int nargs)
+{
+	if (*cache)
+		return *cache;
+	tree type = nargs == 2 ? build_function_type_list(void_type_node,
+							  ptr_type_node,
+							  ptr_type_node,
+							  NULL_TREE)
+			       : build_function_type_list(void_type_node,
+							  ptr_type_node,
+							  NULL_TREE);
+	tree decl = build_fn_decl(name, type);
+	SET_DECL_ASSEMBLER_NAME(decl, DECL_NAME(decl));
+	TREE_NOTHROW(decl) = 1;
+	*cache = keep(decl);
+	return decl;
+}
+
+static bool is_retpoline_function(tree fndecl)
+{
+	tree a = lookup_attribute("indirect_branch", DECL_ATTRIBUTES(fndecl));
+
+	if (a && TREE_VALUE(a) &&
+	    TREE_CODE(TREE_VALUE(TREE_VALUE(a))) == STRING_CST)
+		return strncmp(TREE_STRING_POINTER(TREE_VALUE(TREE_VALUE(a))),
+			       "thunk", 5) == 0;
+	return dyncall_global_indirect_branch() !=
+		       dyncall_indirect_branch_keep &&
+	       dyncall_global_indirect_branch() != dyncall_indirect_branch_unset;
+}
+
+static bool is_builtin(gimple *stmt, enum built_in_function fn)
+{
+	return gimple_call_builtin_p(stmt, BUILT_IN_NORMAL) &&
+	       DECL_FUNCTION_CODE(gimple_call_fndecl(stmt)) == fn;
+}
+
+static bool is_atomic_builtin(gimple *stmt)
+{
+	if (!gimple_call_builtin_p(stmt, BUILT_IN_NORMAL))
+		return false;
+	enum built_in_function fn = DECL_FUNCTION_CODE(gimple_call_fndecl(stmt));
+	return (fn >= BUILT_IN_ATOMIC_TEST_AND_SET &&
+		fn <= BUILT_IN_ATOMIC_SIGNAL_FENCE) ||
+	       (fn >= BUILT_IN_SYNC_FETCH_AND_ADD_N &&
+		fn <= BUILT_IN_SYNC_SYNCHRONIZE);
+}
+
+/* A site's callee: follow copies and conversions back to the load. */
+struct site_source {
+	gimple *load;   /* the loading statement */
+	tree key;       /* annotated decl */
+	bool atomic;    /* __atomic_load */
+	bool relaxed;   /* its memory order is relaxed */
+	bool volatile_; /* volatile load */
+	auto_vec<tree, 4> values; /* SSA names between load and call */
+};
+
+static bool find_site_source(tree callee, site_source *src)
+{
+	tree v = callee;
+
+	for (int depth = 0; depth < 8; depth++) {
+		if (TREE_CODE(v) != SSA_NAME)
+			return false;
+		src->values.safe_push(v);
+		gimple *def = SSA_NAME_DEF_STMT(v);
+		if (is_gimple_assign(def)) {
+			enum tree_code code = gimple_assign_rhs_code(def);
+			tree rhs = gimple_assign_rhs1(def);
+			if (gimple_assign_single_p(def) &&
+			    TREE_CODE(rhs) != SSA_NAME) {
+				src->key = key_of_ref(rhs);
+				if (!src->key)
+					return false;
+				src->load = def;
+				src->volatile_ = gimple_has_volatile_ops(def);
+				return true;
+			}
+			if (code == SSA_NAME || CONVERT_EXPR_CODE_P(code)) {
+				if (!tree_int_cst_equal(
+					    TYPE_SIZE(TREE_TYPE(rhs)),
+					    TYPE_SIZE(TREE_TYPE(v))))
+					return false;
+				v = rhs;
+				continue;
+			}
+			return false;
+		}
+		if (is_gimple_call(def) &&
+		    (is_builtin(def, BUILT_IN_ATOMIC_LOAD_8) ||
+		     is_builtin(def, BUILT_IN_ATOMIC_LOAD_N)) &&
+		    gimple_call_num_args(def) == 2) {
+			src->key = key_of_addr(gimple_call_arg(def, 0));
+			if (!src->key)
+				return false;
+			tree mo = gimple_call_arg(def, 1);
+			src->load = def;
+			src->atomic = true;
+			src->relaxed = TREE_CODE(mo) == INTEGER_CST &&
+				       (tree_to_uhwi(mo) & MEMMODEL_BASE_MASK) ==
+					       MEMMODEL_RELAXED;
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* A use that freshness allows besides the call: a comparison with null. */
+static bool is_null_compare(gimple *use, tree v)
+{
+	if (gimple_code(use) == GIMPLE_COND) {
+		enum tree_code c = gimple_cond_code(use);
+		tree other = gimple_cond_lhs(use) == v ? gimple_cond_rhs(use)
+						       : gimple_cond_lhs(use);
+		return (c == EQ_EXPR || c == NE_EXPR) && integer_zerop(other);
+	}
+	if (is_gimple_assign(use)) {
+		enum tree_code c = gimple_assign_rhs_code(use);
+		if (c != EQ_EXPR && c != NE_EXPR)
+			return false;
+		tree other = gimple_assign_rhs1(use) == v
+				     ? gimple_assign_rhs2(use)
+				     : gimple_assign_rhs1(use);
+		return integer_zerop(other);
+	}
+	return false;
+}
+
+static bool blocks_freshness(gimple *s)
+{
+	if (is_gimple_debug(s) || gimple_code(s) == GIMPLE_LABEL ||
+	    gimple_code(s) == GIMPLE_NOP || gimple_code(s) == GIMPLE_PREDICT)
+		return false;
+	return gimple_vdef(s) || is_gimple_call(s) ||
+	       gimple_code(s) == GIMPLE_ASM || gimple_has_volatile_ops(s);
+}
+
+/*
+ * Freshness (DYNCALL_SITE_FRESH): no store, call, fence, atomic or volatile
+ * access on any path from the load to the call, and the loaded value is
+ * used only by the call and by comparisons with null.  Paths are followed
+ * backwards from the call through blocks with a single predecessor, which
+ * makes the load's block dominate the call's and every path between them a
+ * straight line.
+ */
+static bool site_is_fresh(gcall *call, site_source *src)
+{
+	if (src->atomic && !src->relaxed)
+		return false;
+
+	/* Uses. */
+	for (unsigned i = 0; i < src->values.length(); i++) {
+		tree v = src->values[i];
+		imm_use_iterator it;
+		gimple *use;
+		FOR_EACH_IMM_USE_STMT(use, it, v)
+		{
+			if (use == call || is_gimple_debug(use))
+				continue;
+			if (i + 1 < src->values.length() &&
+			    use == SSA_NAME_DEF_STMT(src->values[i + 1]))
+				continue; /* the next conversion in the chain */
+			if (is_null_compare(use, v))
+				continue;
+			return false;
+		}
+	}
+
+	/* Path. */
+	basic_block bb = gimple_bb(call);
+	gimple_stmt_iterator gsi = gsi_for_stmt(call);
+	gsi_prev(&gsi);
+	for (int blocks = 0; blocks < 64; blocks++) {
+		for (; !gsi_end_p(gsi); gsi_prev(&gsi)) {
+			gimple *s = gsi_stmt(gsi);
+			if (s == src->load)
+				return true;
+			if (blocks_freshness(s))
+				return false;
+		}
+		if (!single_pred_p(bb))
+			return false;
+		bb = single_pred(bb);
+		if (bb == ENTRY_BLOCK_PTR_FOR_FN(cfun) || bb == gimple_bb(call))
+			return false;
+		gsi = gsi_last_bb(bb);
+	}
+	return false;
+}
+
+static void note_missed(gimple *stmt, const char *fmt, const char *what)
+{
+	if (dump_enabled_p())
+		dump_printf_loc(MSG_MISSED_OPTIMIZATION, stmt,
+				"dyncall: call not transformed: %s\n", what);
+	if (verbose)
+		inform(gimple_location(stmt), fmt, what);
+}
+
+/* Does some operand of a PHI chain come from a key?  (For the note only.) */
+static bool phi_reads_key(tree v, int depth)
+{
+	if (TREE_CODE(v) != SSA_NAME || depth > 4)
+		return false;
+	gimple *def = SSA_NAME_DEF_STMT(v);
+	if (gimple_code(def) == GIMPLE_PHI) {
+		for (unsigned i = 0; i < gimple_phi_num_args(def); i++)
+			if (phi_reads_key(gimple_phi_arg_def(def, i), depth + 1))
+				return true;
+		return false;
+	}
+	if (is_gimple_assign(def) && gimple_assign_single_p(def))
+		return key_of_ref(gimple_assign_rhs1(def)) != NULL_TREE;
+	if (is_gimple_assign(def) &&
+	    CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def)))
+		return phi_reads_key(gimple_assign_rhs1(def), depth + 1);
+	return false;
+}
+
+static tree new_trampoline(gcall *call, tree key, unsigned flags,
+			   const dyncall_key &k, bool retpoline)
+{
+	std::string name = std::string(DYNCALL_TRAMP_PREFIX) + unit_id + "." +
+			   std::to_string(sites.size());
+	tree fntype = gimple_call_fntype(call);
+	tree decl = build_decl(UNKNOWN_LOCATION, FUNCTION_DECL,
+			       get_identifier(name.c_str()), fntype);
+
+	SET_DECL_ASSEMBLER_NAME(decl, DECL_NAME(decl));
+	TREE_PUBLIC(decl) = 1;
+	DECL_EXTERNAL(decl) = 1;
+	DECL_ARTIFICIAL(decl) = 1;
+	DECL_VISIBILITY(decl) = VISIBILITY_HIDDEN;
+	DECL_VISIBILITY_SPECIFIED(decl) = 1;
+	/* It takes the static chain: keeps folding from dropping it. */
+	DECL_STATIC_CHAIN(decl) = 1;
+	tree args = tree_cons(NULL_TREE,
+			      build_string(k.cell.size() + 1, k.cell.c_str()),
+			      tree_cons(NULL_TREE,
+					build_int_cst(unsigned_type_node, flags),
+					NULL_TREE));
+	DECL_ATTRIBUTES(decl) = tree_cons(get_identifier(ATTR_SITE), args,
+					  NULL_TREE);
+	sites.push_back({ name, retpoline });
+	return keep(decl);
+}
+
+static bool transform_site(gcall *call, bool retpoline)
+{
+	tree callee = gimple_call_fn(call);
+	site_source src = {};
+
+	if (gimple_call_internal_p(call) || !callee ||
+	    TREE_CODE(callee) != SSA_NAME)
+		return false;
+	if (!find_site_source(callee, &src)) {
+		if (phi_reads_key(callee, 0))
+			note_missed(call, "dyncall: call not transformed: %s",
+				    "the callee is a merge (phi) of loads; "
+				    "load the key right before the call");
+		return false;
+	}
+	if (gimple_call_chain(call)) {
+		note_missed(call, "dyncall: call not transformed: %s",
+			    "the call already has a static chain");
+		return false;
+	}
+
+	dyncall_key &k = key_of(src.key);
+	unsigned flags = 0;
+	if (site_is_fresh(call, &src))
+		flags |= DYNCALL_SITE_FRESH;
+	if (k.flags & DYNCALL_KEY_TYPE)
+		flags |= DYNCALL_SITE_TYPE_KEY;
+	if (retpoline)
+		flags |= DYNCALL_SITE_RETPOLINE;
+	if (dyncall_ibt_enabled())
+		flags |= DYNCALL_SITE_IBT;
+
+	tree tramp = new_trampoline(call, src.key, flags, k, retpoline);
+	cgraph_node::get_create(tramp);
+	gimple_call_set_fndecl(call, tramp);
+	gimple_call_set_chain(call, callee);
+	update_stmt(call);
+
+	if (verbose)
+		inform(gimple_location(call),
+		       "dyncall: call through %qs becomes a call to %qs%s",
+		       k.name.c_str(), IDENTIFIER_POINTER(DECL_NAME(tramp)),
+		       (flags & DYNCALL_SITE_FRESH) ? " (fresh)" : "");
+	if (dump_enabled_p())
+		dump_printf_loc(MSG_OPTIMIZED_LOCATIONS, call,
+				"dyncall: call through %s transformed\n",
+				k.name.c_str());
+	return true;
+}
+
+/* key = v  ->  __dyncall_store(&key, v) */
+static void replace_store(gimple_stmt_iterator *gsi, tree key, tree value)
+{
+	gimple *old = gsi_stmt(*gsi);
+	gimple_seq seq = NULL;
+
+	if (!POINTER_TYPE_P(TREE_TYPE(value))) {
+		tree tmp = make_ssa_name(ptr_type_node);
+		gimple_seq_add_stmt(&seq, gimple_build_assign(tmp, NOP_EXPR,
+							      value));
+		value = tmp;
+	}
+	gcall *call = gimple_build_call(
+		runtime_fndecl(&store_fndecl, DYNCALL_STORE_FN, 2), 2,
+		build_fold_addr_expr(key), unshare_expr(value));
+	gimple_set_location(call, gimple_location(old));
+	gimple_seq_add_stmt(&seq, call);
+	gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
+	if (gimple_vdef(old)) {
+		gimple_set_vdef(call, gimple_vdef(old));
+		SSA_NAME_DEF_STMT(gimple_vdef(old)) = call;
+		gimple_set_vuse(call, gimple_vuse(old));
+	}
+	unlink_stmt_vdef(old); /* no-op: vdef moved to the call above */
+	gsi_remove(gsi, true);
+	if (verbose)
+		inform(gimple_location(call),
+		       "dyncall: store to %qs goes through %qs",
+		       key_of(key).name.c_str(), DYNCALL_STORE_FN);
+}
+
+struct pending_note {
+	gimple *store;
+	tree field;
+	tree value;
+};
+
+/* After an atomic read-modify-write of a key: __dyncall_resync(&key). */
+static bool insert_resync(gimple_stmt_iterator *gsi, tree key)
+{
+	gimple *stmt = gsi_stmt(*gsi);
+
+	if (stmt_ends_bb_p(stmt))
+		return false;
+	gcall *call = gimple_build_call(
+		runtime_fndecl(&resync_fndecl, DYNCALL_RESYNC_FN, 1), 1,
+		build_fold_addr_expr(key));
+	gimple_set_location(call, gimple_location(stmt));
+	gsi_insert_after(gsi, call, GSI_NEW_STMT);
+	return true;
+}
+
+/*
+ * p->field = v;  ->  p->field = v;
+ *                    t = tkey.last;
+ *                    if (t != v) __dyncall_note(&tkey, v);
+ */
+static void insert_note(const pending_note &n)
+{
+	basic_block bb = gimple_bb(n.store);
+	tree tkey = key_of(n.field).target;
+	tree last = build2(MEM_REF, ptr_type_node, build_fold_addr_expr(tkey),
+			   build_int_cst(build_pointer_type(ptr_type_node), 0));
+	tree t = make_ssa_name(ptr_type_node);
+	gimple *load = gimple_build_assign(t, last);
+	tree value = n.value;
+	gimple_seq seq = NULL;
+
+	gimple_set_location(load, gimple_location(n.store));
+	gimple_seq_add_stmt(&seq, load);
+	if (!POINTER_TYPE_P(TREE_TYPE(value))) {
+		tree tmp = make_ssa_name(ptr_type_node);
+		gimple_seq_add_stmt(&seq, gimple_build_assign(tmp, NOP_EXPR,
+							      value));
+		value = tmp;
+	}
+	gcond *cond = gimple_build_cond(NE_EXPR, t, unshare_expr(value),
+					NULL_TREE, NULL_TREE);
+	gimple_seq_add_stmt(&seq, cond);
+	gimple_stmt_iterator gsi = gsi_for_stmt(n.store);
+	gsi_insert_seq_after(&gsi, seq, GSI_SAME_STMT);
+
+	edge fall = split_block(bb, cond);
+	basic_block join = fall->dest;
+	basic_block note_bb = create_empty_bb(bb);
+	if (current_loops)
+		add_bb_to_loop(note_bb, bb->loop_father);
+
+	gcall *call = gimple_build_call(
+		runtime_fndecl(&note_fndecl, DYNCALL_NOTE_FN, 2), 2,
+		build_fold_addr_expr(tkey), unshare_expr(value));
+	gimple_set_location(call, gimple_location(n.store));
+	gimple_stmt_iterator ngsi = gsi_start_bb(note_bb);
+	gsi_insert_after(&ngsi, call, GSI_NEW_STMT);
+
+	fall->flags &= ~EDGE_FALLTHRU;
+	fall->flags |= EDGE_FALSE_VALUE;
+	fall->probability = profile_probability::likely();
+	edge e = make_edge(bb, note_bb, EDGE_TRUE_VALUE);
+	e->probability = profile_probability::unlikely();
+	note_bb->count = bb->count.apply_probability(e->probability);
+	edge back = make_edge(note_bb, join, EDGE_FALLTHRU);
+	back->probability = profile_probability::always();
+}
+
+static unsigned int dyncall_gimple_execute(function *fun)
+{
+	bool retpoline = is_retpoline_function(fun->decl);
+	bool changed = false;
+	auto_vec<pending_note> notes;
+	basic_block bb;
+
+	FOR_EACH_BB_FN(bb, fun)
+	{
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
+		     !gsi_end_p(gsi);) {
+			gimple *stmt = gsi_stmt(gsi);
+
+			if (is_gimple_debug(stmt)) {
+				gsi_next(&gsi);
+				continue;
+			}
+
+			/* Atomic builtins on a key. */
+			if (is_atomic_builtin(stmt) &&
+			    gimple_call_num_args(stmt) >= 1 &&
+			    key_of_addr(gimple_call_arg(stmt, 0))) {
+				tree key = key_of_addr(gimple_call_arg(stmt, 0));
+				enum built_in_function fn = DECL_FUNCTION_CODE(
+					gimple_call_fndecl(stmt));
+				/* Other operands (e.g. &expected) may still
+				 * let keys escape. */
+				for (unsigned i = 1;
+				     i < gimple_call_num_args(stmt); i++)
+					walk_tree(gimple_call_arg_ptr(stmt, i),
+						  find_escapes, stmt, NULL);
+				if (fn == BUILT_IN_ATOMIC_LOAD_8 ||
+				    fn == BUILT_IN_ATOMIC_LOAD_N) {
+					key_of(key); /* a use */
+					gsi_next(&gsi);
+					continue;
+				}
+				if ((fn == BUILT_IN_ATOMIC_STORE_8 ||
+				     fn == BUILT_IN_ATOMIC_STORE_N) &&
+				    TREE_CODE(key) == VAR_DECL &&
+				    gimple_call_num_args(stmt) == 3) {
+					replace_store(&gsi, key,
+						      gimple_call_arg(stmt, 1));
+					changed = true;
+					continue;
+				}
+				mark_escaped(key, stmt,
+					     "atomic read-modify-write");
+				if (TREE_CODE(key) == VAR_DECL &&
+				    insert_resync(&gsi, key))
+					changed = true;
+				gsi_next(&gsi);
+				continue;
+			}
+
+			/* Sites. */
+			if (is_gimple_call(stmt) && transform_enabled &&
+			    transform_site(as_a<gcall *>(stmt), retpoline))
+				changed = true;
+
+			/* key = f (...): store the result separately; the
+			 * store is then handled like any other. */
+			if (is_gimple_call(stmt) && gimple_call_lhs(stmt) &&
+			    key_of_ref(gimple_call_lhs(stmt))) {
+				tree lhs = gimple_call_lhs(stmt);
+				if (stmt_ends_bb_p(stmt)) {
+					mark_escaped(key_of_ref(lhs), stmt,
+						     "store of a call result "
+						     "that may throw");
+				} else {
+					tree tmp = make_ssa_name(
+						TREE_TYPE(lhs));
+					gimple_call_set_lhs(stmt, tmp);
+					update_stmt(stmt);
+					gimple *st = gimple_build_assign(lhs,
+									 tmp);
+					gimple_set_location(
+						st, gimple_location(stmt));
+					gsi_insert_after(&gsi, st,
+							 GSI_SAME_STMT);
+					changed = true;
+				}
+			}
+
+			/* Stores to keys. */
+			if (gimple_assign_single_p(stmt) &&
+			    gimple_store_p(stmt)) {
+				tree lhs = gimple_assign_lhs(stmt);
+				tree rhs = gimple_assign_rhs1(stmt);
+				tree key = key_of_ref(lhs);
+				walk_tree(gimple_assign_rhs1_ptr(stmt),
+					  find_escapes, stmt, NULL);
+				if (key && TREE_CODE(key) == VAR_DECL) {
+					replace_store(&gsi, key, rhs);
+					changed = true;
+					continue;
+				}
+				if (key) {
+					key_of(key);
+					if (stmt_ends_bb_p(stmt))
+						mark_escaped(key, stmt,
+							     "store may throw");
+					else
+						notes.safe_push(
+							{ stmt, key, rhs });
+				} else {
+					walk_tree(gimple_assign_lhs_ptr(stmt),
+						  find_escapes, stmt, NULL);
+					if (AGGREGATE_TYPE_P(TREE_TYPE(lhs)))
+						escape_fields_of(
+							TREE_TYPE(lhs), stmt,
+							0);
+				}
+				gsi_next(&gsi);
+				continue;
+			}
+
+			/* Loads are uses; anything else may let a key's
+			 * address escape. */
+			if (gimple_assign_single_p(stmt)) {
+				tree key = key_of_ref(gimple_assign_rhs1(stmt));
+				if (key)
+					key_of(key);
+			}
+			if (gimple_code(stmt) == GIMPLE_ASM) {
+				for (unsigned i = 0; i < gimple_num_ops(stmt);
+				     i++) {
+					tree op = gimple_op(stmt, i);
+					for (; op && TREE_CODE(op) == TREE_LIST;
+					     op = TREE_CHAIN(op)) {
+						tree v = TREE_VALUE(op);
+						tree base = get_base_address(v);
+						tree key = key_of_ref(v);
+						if (!key && base &&
+						    TREE_CODE(base) == VAR_DECL &&
+						    is_annotated(base))
+							key = base;
+						if (key)
+							mark_escaped(
+								key, stmt,
+								"asm operand");
+					}
+				}
+			}
+			for (unsigned i = 0; i < gimple_num_ops(stmt); i++)
+				if (gimple_op(stmt, i))
+					walk_tree(gimple_op_ptr(stmt, i),
+						  find_escapes, stmt, NULL);
+			gsi_next(&gsi);
+		}
+	}
+
+	for (unsigned i = 0; i < notes.length(); i++)
+		insert_note(notes[i]);
+	if (!changed && notes.is_empty())
+		return 0;
+
+	if (!notes.is_empty()) {
+		free_dominance_info(CDI_DOMINATORS);
+		free_dominance_info(CDI_POST_DOMINATORS);
+		if (current_loops)
+			loops_state_set(LOOPS_NEED_FIXUP);
+	}
+	cgraph_edge::rebuild_edges();
+	mark_virtual_operands_for_renaming(fun);
+	return TODO_update_ssa_only_virtuals;
+}
+
+static const pass_data dyncall_gimple_pass_data = {
+	.type = GIMPLE_PASS,
+	.name = "dyncall",
+	.optinfo_flags = OPTGROUP_OTHER,
+	.tv_id = TV_NONE,
+	.properties_required = PROP_ssa | PROP_cfg,
+	.properties_provided = 0,
+	.properties_destroyed = 0,
+	.todo_flags_start = 0,
+	.todo_flags_finish = 0,
+};
+
+class dyncall_gimple_pass : public gimple_opt_pass {
+public:
+	dyncall_gimple_pass()
+		: gimple_opt_pass(dyncall_gimple_pass_data, g)
+	{
+	}
+	bool gate(function *) final override
+	{
+		return !seen_error() && !in_lto_p;
+	}
+	unsigned int execute(function *fun) final override
+	{
+		return dyncall_gimple_execute(fun);
+	}
+};
+
+/* ---------------------------------------------------------------------- */
+/* IPA: key cells, type keys, toplevel asm                                 */
+/* ---------------------------------------------------------------------- */
+
+static void emit_key_cell(dyncall_key &k)
+{
+	tree decl = new_plugin_var(k.cell, ptr_type_node);
+
+	TREE_READONLY(decl) = 1;
+	SET_DECL_ALIGN(decl, 64);
+	DECL_INITIAL(decl) =
+		fold_convert(ptr_type_node, build_fold_addr_expr(k.target));
+	set_decl_section_name(decl, KEYCELL_SECTION);
+	set_internal_linkage(decl, false);
+	varpool_node::finalize_decl(decl);
+	keep(decl);
+}
+
+static void asm_printf(std::string &out, const char *fmt, ...)
+	ATTRIBUTE_PRINTF_2;
+static void asm_printf(std::string &out, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	out += buf;
+}
+
+static void emit_function_header(std::string &out, const char *name,
+				 const char *section, const char *group)
+{
+	if (group)
+		asm_printf(out, "\t.pushsection %s,\"axG\",@progbits,%s,comdat\n",
+			   section, group);
+	else
+		asm_printf(out, "\t.pushsection %s,\"ax\",@progbits\n", section);
+	asm_printf(out,
+		   "\t.globl %s\n\t.hidden %s\n\t.type %s, @function\n%s:\n",
+		   name, name, name, name);
+}
+
+/* x86-64 trampoline, docs/abi.md "Trampolines". */
+static void emit_trampoline(std::string &out, const dyncall_site_info &s)
+{
+	const char *n = s.tramp.c_str();
+
+	asm_printf(out, "\t.pushsection " TRAMP_SECTION ",\"ax\",@progbits\n");
+	asm_printf(out, "\t.p2align 3\n\t.byte 0xcc,0xcc,0xcc\n");
+	asm_printf(out,
+		   "\t.globl %s\n\t.hidden %s\n\t.type %s, @function\n%s:\n",
+		   n, n, n, n);
+	/* The patchable branch: a forced 5-byte jmp to the slow path. */
+	asm_printf(out, "\t.byte 0xe9\n\t.long 1f - . - 4\n1:\n");
+	if (s.retpoline)
+		asm_printf(out, "\t.byte 0xe9\n\t.long " DYNCALL_RETPOLINE_THUNK
+				" - . - 4\n");
+	else
+		asm_printf(out, "\tjmp *%%r10\n");
+	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
+}
+
+static void emit_retpoline(std::string &out)
+{
+	/* Once per assembler file (LTO concatenates the units' asm). */
+	asm_printf(out, "\t.ifndef .Ldyncall_have_retpoline\n"
+			"\t.set .Ldyncall_have_retpoline, 1\n");
+	emit_function_header(out, DYNCALL_RETPOLINE_THUNK,
+			     ".text." DYNCALL_RETPOLINE_THUNK,
+			     DYNCALL_RETPOLINE_THUNK);
+	asm_printf(out, "\tcall 1f\n"
+			"2:\n\tpause\n\tlfence\n\tjmp 2b\n"
+			"1:\n\tmov %%r10, (%%rsp)\n\tret\n"
+			"\t.size " DYNCALL_RETPOLINE_THUNK
+			", . - " DYNCALL_RETPOLINE_THUNK "\n"
+			"\t.popsection\n\t.endif\n");
+}
+
+static void emit_module_function(std::string &out, const char *name,
+				 const char *callee, const char *array)
+{
+	emit_function_header(out, name,
+			     (std::string(".text.") + name).c_str(), name);
+	if (dyncall_ibt_enabled())
+		asm_printf(out, "\t" X86_64_ENDBR64 "\n");
+	asm_printf(out,
+		   "\tsubq $8, %%rsp\n"
+		   "\tleaq __start_" DYNCALL_SITES_SECTION "(%%rip), %%rdi\n"
+		   "\tleaq __stop_" DYNCALL_SITES_SECTION "(%%rip), %%rsi\n"
+		   "\tleaq __start_" DYNCALL_KEYS_SECTION "(%%rip), %%rdx\n"
+		   "\tleaq __stop_" DYNCALL_KEYS_SECTION "(%%rip), %%rcx\n"
+		   "\tcall %s@PLT\n"
+		   "\taddq $8, %%rsp\n\tret\n"
+		   "\t.size %s, . - %s\n",
+		   callee, name, name);
+	asm_printf(out,
+		   "\t.section %s.%05d,\"awG\",@%s,%s,comdat\n"
+		   "\t.p2align 3\n\t.quad %s\n\t.popsection\n",
+		   array, DYNCALL_CTOR_PRIORITY,
+		   strcmp(array, ".init_array") == 0 ? "init_array"
+						     : "fini_array",
+		   name, name);
+}
+
+static void emit_module_ctor_dtor(std::string &out)
+{
+	asm_printf(out, "\t.ifndef .Ldyncall_have_module_ctor\n"
+			"\t.set .Ldyncall_have_module_ctor, 1\n");
+	static const char *const syms[] = {
+		"__start_" DYNCALL_SITES_SECTION, "__stop_" DYNCALL_SITES_SECTION,
+		"__start_" DYNCALL_KEYS_SECTION, "__stop_" DYNCALL_KEYS_SECTION,
+	};
+	for (const char *s : syms)
+		asm_printf(out, "\t.weak %s\n\t.hidden %s\n", s, s);
+	emit_module_function(out, MODULE_CTOR, DYNCALL_REGISTER_FN,
+			     ".init_array");
+	emit_module_function(out, MODULE_DTOR, DYNCALL_UNREGISTER_FN,
+			     ".fini_array");
+	asm_printf(out, "\t.endif\n");
+}
+
+static std::string asm_string_literal(const std::string &s)
+{
+	std::string r = "\"";
+	for (unsigned char c : s) {
+		if (c == '"' || c == '\\') {
+			r += '\\';
+			r += c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			char b[8];
+			snprintf(b, sizeof(b), "\\%03o", c);
+			r += b;
+		} else {
+			r += c;
+		}
+	}
+	return r + "\"";
+}
+
+static void emit_key_entry(std::string &out, const dyncall_key &k,
+			   unsigned idx)
+{
+	asm_printf(out,
+		   "\t.pushsection " DYNCALL_KEYS_SECTION ",\"aR\",@progbits\n"
+		   "\t.p2align 2\n"
+		   "\t.long %s - .\n"
+		   "\t.long .Ldyncall_name.%s.%u - .\n"
+		   "\t.byte %d, %d\n\t.short %u\n\t.long 0\n"
+		   "\t.section .rodata.__dyncall_names,\"a\",@progbits\n"
+		   ".Ldyncall_name.%s.%u:\n\t.string %s\n"
+		   "\t.popsection\n",
+		   k.cell.c_str(), unit_id, idx, DYNCALL_ABI_VERSION,
+		   DYNCALL_KIND_KEY, k.flags, unit_id, idx,
+		   asm_string_literal(k.name).c_str());
+}
+
+/* Static initializers that take a key's address (void *p = &key). */
+static void scan_initializer_escapes(void)
+{
+	varpool_node *vnode;
+
+	FOR_EACH_VARIABLE(vnode)
+	{
+		ipa_ref *ref;
+		for (unsigned i = 0; vnode->iterate_reference(i, ref); i++) {
+			tree d = ref->referred->decl;
+			if (ref->use == IPA_REF_ADDR &&
+			    TREE_CODE(d) == VAR_DECL && is_annotated(d))
+				mark_escaped(d, NULL, "address in an initializer");
+		}
+	}
+}
+
+static unsigned int dyncall_ipa_execute(void)
+{
+	scan_initializer_escapes();
+	if (keys.empty() && sites.empty())
+		return 0;
+
+	std::string out = "\t/* dyncall: trampolines and key entries */\n";
+	bool need_retpoline = false;
+
+	for (const dyncall_site_info &s : sites) {
+		emit_trampoline(out, s);
+		need_retpoline |= s.retpoline;
+	}
+	if (need_retpoline)
+		emit_retpoline(out);
+	for (unsigned i = 0; i < keys.size(); i++) {
+		emit_key_cell(keys[i]);
+		emit_key_entry(out, keys[i], i);
+	}
+	emit_module_ctor_dtor(out);
+	symtab->finalize_toplevel_asm(
+		keep(build_string(out.size(), out.c_str())));
+	return 0;
+}
+
+static const pass_data dyncall_ipa_pass_data = {
+	.type = SIMPLE_IPA_PASS,
+	.name = "dyncall_emit",
+	.optinfo_flags = OPTGROUP_NONE,
+	.tv_id = TV_NONE,
+	.properties_required = 0,
+	.properties_provided = 0,
+	.properties_destroyed = 0,
+	.todo_flags_start = 0,
+	.todo_flags_finish = 0,
+};
+
+class dyncall_ipa_pass : public simple_ipa_opt_pass {
+public:
+	dyncall_ipa_pass() : simple_ipa_opt_pass(dyncall_ipa_pass_data, g) {}
+	bool gate(function *) final override
+	{
+		return !seen_error() && !in_lto_p;
+	}
+	unsigned int execute(function *) final override
+	{
+		return dyncall_ipa_execute();
+	}
+};
+
+/* ---------------------------------------------------------------------- */
+/* RTL: label the call instructions, emit __dyncall_sites entries          */
+/* ---------------------------------------------------------------------- */
+
+static unsigned long label_counter;
+
+/* The trampoline a call_insn calls, with its site attribute. */
+static tree site_attribute_of(rtx_insn *insn, tree *tramp)
+{
+	rtx call = get_call_rtx_from(insn);
+
+	if (!call || !MEM_P(XEXP(call, 0)))
+		return NULL_TREE;
+	rtx addr = XEXP(XEXP(call, 0), 0);
+	if (GET_CODE(addr) != SYMBOL_REF || !SYMBOL_REF_DECL(addr))
+		return NULL_TREE;
+	*tramp = SYMBOL_REF_DECL(addr);
+	if (TREE_CODE(*tramp) != FUNCTION_DECL)
+		return NULL_TREE;
+	return lookup_attribute(ATTR_SITE, DECL_ATTRIBUTES(*tramp));
+}
+
+/* A basic asm insn.  Its location must name a file (final prints it), but
+ * BUILTINS_LOCATION has line 0, which keeps the "# line" comment out. */
+static rtx asm_input(const char *text)
+{
+	return gen_rtx_ASM_INPUT_loc(VOIDmode, ggc_strdup(text),
+				     BUILTINS_LOCATION);
+}
+
+static rtx_insn *emit_asm_before(const std::string &text, rtx_insn *insn)
+{
+	return emit_insn_before(asm_input(text.c_str()), insn);
+}
+
+static unsigned int dyncall_rtl_execute(function *fun)
+{
+	std::string func_label, entries;
+	const char *group = NULL;
+
+	if (DECL_COMDAT_GROUP(fun->decl))
+		group = IDENTIFIER_POINTER(decl_comdat_group_id(fun->decl));
+
+	for (rtx_insn *insn = get_insns(); insn; insn = NEXT_INSN(insn)) {
+		tree tramp = NULL_TREE;
+		tree attr;
+
+		if (!CALL_P(insn) || !(attr = site_attribute_of(insn, &tramp)))
+			continue;
+		tree args = TREE_VALUE(attr);
+		const char *cell = TREE_STRING_POINTER(TREE_VALUE(args));
+		unsigned flags = tree_to_uhwi(TREE_VALUE(TREE_CHAIN(args)));
+		int kind = SIBLING_CALL_P(insn) ? DYNCALL_KIND_TAIL
+						: DYNCALL_KIND_CALL;
+
+		if (func_label.empty()) {
+			/* The function's first byte: before any endbr64 or
+			 * prologue instruction. */
+			func_label = FUNC_LABEL_PREFIX +
+				     std::to_string(label_counter++);
+			emit_asm_before(func_label + ":", get_insns());
+		}
+
+		/* Pad so that the call/jmp opcode sits at 4k+3: its rel32 is
+		 * then 4-byte aligned and one aligned store retargets it.
+		 * Only notes (zero bytes) can come between this and the
+		 * call from here to final. */
+		std::string label = SITE_LABEL_PREFIX +
+				    std::to_string(label_counter++);
+		emit_asm_before(".p2align 2\n\t.byte 0x0f,0x1f,0x00\n" +
+					label + ":",
+				insn);
+
+		if (group)
+			asm_printf(entries,
+				   "\t.pushsection " DYNCALL_SITES_SECTION
+				   ",\"aoG\",@progbits,%s,%s,comdat\n",
+				   func_label.c_str(), group);
+		else
+			asm_printf(entries,
+				   "\t.pushsection " DYNCALL_SITES_SECTION
+				   ",\"ao\",@progbits,%s\n",
+				   func_label.c_str());
+		asm_printf(entries,
+			   "\t.p2align 2\n"
+			   "\t.long %s - .\n"
+			   "\t.long %s - .\n"
+			   "\t.long %s - .\n"
+			   "\t.long %s - .\n"
+			   "\t.byte %d, %d\n\t.short %u\n"
+			   "\t.popsection\n",
+			   label.c_str(),
+			   IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(tramp)), cell,
+			   func_label.c_str(), DYNCALL_ABI_VERSION, kind, flags);
+	}
+	/* The entries go after the function's last instruction, where no
+	 * branch has to jump over them (asm length is overestimated). */
+	if (!entries.empty()) {
+		entries.pop_back();
+		emit_insn_after(asm_input(entries.c_str() + 1), get_last_insn());
+	}
+	return 0;
+}
+
+static const pass_data dyncall_rtl_pass_data = {
+	.type = RTL_PASS,
+	.name = "dyncall_sites",
+	.optinfo_flags = OPTGROUP_NONE,
+	.tv_id = TV_NONE,
+	.properties_required = 0,
+	.properties_provided = 0,
+	.properties_destroyed = 0,
+	.todo_flags_start = 0,
+	.todo_flags_finish = 0,
+};
+
+class dyncall_rtl_pass : public rtl_opt_pass {
+public:
+	dyncall_rtl_pass() : rtl_opt_pass(dyncall_rtl_pass_data, g) {}
+	bool gate(function *) final override { return !seen_error(); }
+	unsigned int execute(function *fun) final override
+	{
+		return dyncall_rtl_execute(fun);
+	}
+};
+
+/* ---------------------------------------------------------------------- */
+/* Plugin entry                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* Unique per translation unit, stable under -frandom-seed. */
+static void compute_unit_id(void)
+{
+	std::string seed = main_input_filename ? main_input_filename : "";
+	unsigned char digest[16];
+
+	seed += '\0';
+	seed += dump_base_name ? dump_base_name : "";
+	seed += '\0';
+	seed += std::to_string((long long)get_random_seed(false));
+	md5_buffer(seed.data(), seed.size(), digest);
+	for (int i = 0; i < 8; i++)
+		sprintf(unit_id + 2 * i, "%02x", digest[i]);
+}
+
+static void start_unit(void *event_data, void *data)
+{
+	compute_unit_id();
+}
+
+static void register_passes(const char *name)
+{
+	struct register_pass_info gimple_info = {
+		.pass = new dyncall_gimple_pass(),
+		.reference_pass_name = "ssa",
+		.ref_pass_instance_number = 1,
+		.pos_op = PASS_POS_INSERT_AFTER,
+	};
+	struct register_pass_info ipa_info = {
+		.pass = new dyncall_ipa_pass(),
+		.reference_pass_name = "build_ssa_passes",
+		.ref_pass_instance_number = 1,
+		.pos_op = PASS_POS_INSERT_AFTER,
+	};
+	struct register_pass_info rtl_info = {
+		.pass = new dyncall_rtl_pass(),
+		.reference_pass_name = "shorten",
+		.ref_pass_instance_number = 1,
+		.pos_op = PASS_POS_INSERT_BEFORE,
+	};
+
+	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &gimple_info);
+	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ipa_info);
+	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &rtl_info);
+}
+
+int plugin_init(struct plugin_name_args *info,
+		struct plugin_gcc_version *version)
+{
+	if (!plugin_default_version_check(version, &gcc_version)) {
+		error("%s: built for GCC %s, loaded into GCC %s",
+		      info->base_name, gcc_version.basever, version->basever);
+		return 1;
+	}
+	plugin_name = info->base_name;
+
+	for (int i = 0; i < info->argc; i++) {
+		const char *key = info->argv[i].key;
+		if (strcmp(key, "disable") == 0 && !info->argv[i].value) {
+			transform_enabled = false;
+		} else if (strcmp(key, "verbose") == 0 && !info->argv[i].value) {
+			verbose = true;
+		} else {
+			error("%s: unknown plugin argument %<-fplugin-arg-%s-%s%s%s%>"
+			      " (expected %<disable%> or %<verbose%>)",
+			      plugin_name, plugin_name, key,
+			      info->argv[i].value ? "=" : "",
+			      info->argv[i].value ? info->argv[i].value : "");
+			return 1;
+		}
+	}
+	if (!TARGET_64BIT && transform_enabled) {
+		warning(0, "%s: only x86-64 is supported; calls through "
+			   "%<dynamic_call%> pointers stay indirect",
+			plugin_name);
+		transform_enabled = false;
+	}
+
+	register_callback(plugin_name, PLUGIN_INFO, NULL, &dyncall_plugin_info);
+	/* The attribute, always (also with -fplugin-arg-...-disable). */
+	register_callback(plugin_name, PLUGIN_ATTRIBUTES, register_attributes,
+			  NULL);
+	register_callback(plugin_name, PLUGIN_FINISH_DECL, finish_decl, NULL);
+	register_callback(plugin_name, PLUGIN_FINISH_TYPE, finish_type, NULL);
+	register_callback(plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+			  (void *)dyncall_ggc_roots);
+	if (!transform_enabled)
+		return 0;
+
+	key_index = new hash_map<tree, unsigned>;
+	register_callback(plugin_name, PLUGIN_START_UNIT, start_unit, NULL);
+	register_passes(plugin_name);
+	return 0;
+}
