@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Compile-time overhead of the plugins: a generated C file with thousands of
+# annotated calls (gen_compile_time.py), compiled at -O2 without the
+# plugins, with the attribute plugin only, and with both; best of N runs.
+#
+# Environment: BUILD_DIR (default build), COMPILE_TIME_SITES (default 6000),
+# COMPILE_TIME_REPS (default 3), CC (clang-19).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+build=${BUILD_DIR:-$root/build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+out=$build/bench/compile_time
+cc=${CC:-clang-19}
+sites=${COMPILE_TIME_SITES:-6000}
+reps=${COMPILE_TIME_REPS:-3}
+plugins=$build/lib/dyncall
+mkdir -p "$out"
+python3 "$here/gen_compile_time.py" "$sites" > "$out/big.c"
+
+best() { # best <label> <compiler args...>: best wall time of $reps runs, in seconds
+  local label=$1 t best=
+  shift
+  for _ in $(seq "$reps"); do
+    t0=$(date +%s%N)
+    "$@" -O2 -c "$out/big.c" -o "$out/big.o"
+    t=$(( $(date +%s%N) - t0 ))
+    if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+  done
+  echo "$label $best"
+}
+
+{
+  best none "$cc" -I"$root/include"
+  best attr "$cc" -fplugin="$plugins/dyncall-clang.so" -I"$root/include"
+  best both "$cc" -fplugin="$plugins/dyncall-clang.so" -fpass-plugin="$plugins/dyncall-llvm.so" -I"$root/include"
+} > "$out/times.txt"
+
+lines=$(wc -l < "$out/big.c")
+awk -v sites="$sites" -v lines="$lines" -v reps="$reps" '
+  { t[$1] = $2 / 1e9 }
+  END {
+    printf "compile time, clang-19 -O2 -c, %d annotated call sites (%d lines), best of %d\n", sites, lines, reps
+    printf "  %-28s %8s %10s\n", "configuration", "seconds", "vs none"
+    printf "  %-28s %8.3f %9.2fx\n", "no plugin", t["none"], 1
+    printf "  %-28s %8.3f %9.2fx\n", "attribute plugin", t["attr"], t["attr"] / t["none"]
+    printf "  %-28s %8.3f %9.2fx\n", "attribute + pass plugins", t["both"], t["both"] / t["none"]
+  }' "$out/times.txt"
