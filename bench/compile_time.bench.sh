@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-time overhead of the plugins: a generated C file with thousands of
-# annotated calls (gen_compile_time.py), compiled at -O2 without the
+# annotated calls (compile_time_gen.py), compiled at -O2 without the
 # plugins, with the attribute plugin only, and with both; best of N runs.
 #
 # Environment: BUILD_DIR (default build), COMPILE_TIME_SITES (default 6000),
@@ -16,7 +16,7 @@ sites=${COMPILE_TIME_SITES:-6000}
 reps=${COMPILE_TIME_REPS:-3}
 plugins=$build/lib/dyncall
 mkdir -p "$out"
-python3 "$here/gen_compile_time.py" "$sites" > "$out/big.c"
+python3 "$here/compile_time_gen.py" "$sites" > "$out/big.c"
 
 best() { # best <label> <compiler args...>: best wall time of $reps runs, in seconds
   local label=$1 t best=

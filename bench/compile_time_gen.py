@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a large C file for bench/compile_time.bench.sh.
 
-    gen_compile_time.py SITES > big.c
+    compile_time_gen.py SITES > big.c
 
 SITES annotated call sites spread over functions of 10 calls each, through
 64 annotated variable keys and an ops struct with annotated fields, plus
