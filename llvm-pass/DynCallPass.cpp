@@ -1,0 +1,724 @@
+//===- DynCallPass.cpp - dynamic_call sites to patchable direct calls -----===//
+//
+// Part of dyncall. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Turns
+//
+//   %fp = load ptr, ptr @on_event          ; @on_event is a dynamic_call key
+//   %r  = call i32 %fp(i32 42)
+//
+// into
+//
+//   %fp = load ptr, ptr @on_event
+//   %r  = call i32 @__dyncall_tramp.<unit>.<n>(ptr nest %fp, i32 42)
+//
+// where the trampoline (module asm, Trampolines.cpp) starts with a branch the
+// runtime patches and falls back to an indirect branch through the static
+// chain. The loaded pointer travels in the chain register so that a site whose
+// key was changed behind the compiler's back still calls what it loaded (the
+// runtime's guard stubs compare it). Each site gets a __dyncall_sites entry,
+// each key a __dyncall_keys entry; stores to variable keys become calls to
+// __dyncall_store, stores to annotated fields notify __dyncall_note.
+//
+// The pass runs once, at the end of the per-module optimization pipeline
+// (also at -O0 and in (Thin)LTO pre-link), so it sees loads after mem2reg and
+// GVN, and code duplication after it (inlining in the LTO backend, unrolling)
+// only copies calls to trampolines, which the runtime handles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DynCallPass.h"
+#include "Freshness.h"
+#include "Trampolines.h"
+#include "dyncall/abi.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MD5.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+#define DEBUG_TYPE "dynamic-call"
+
+STATISTIC(NumSites, "Number of calls turned into dyncall sites");
+STATISTIC(NumFreshSites, "Number of sites that may be patched unguarded");
+STATISTIC(NumMissed, "Number of calls through keys left indirect");
+STATISTIC(NumStores, "Number of key stores routed through the runtime");
+STATISTIC(NumNotes, "Number of annotated field stores notifying the runtime");
+
+static cl::opt<bool>
+    ClDisable("dyncall-disable",
+              cl::desc("dyncall: keep the attribute, transform nothing"),
+              cl::Hidden, cl::init(false));
+
+namespace dyncall {
+namespace {
+
+constexpr StringLiteral AnnotationName = DYNCALL_ATTR_NAME;
+constexpr StringLiteral ExternKeyMarker = "/* dyncall-key: ";
+constexpr StringLiteral StoresDoneFlag = "dyncall.stores";
+constexpr StringLiteral SitesDoneFlag = "dyncall.abi";
+
+/// A key as the pass sees it: a variable (its address) or a type key (its
+/// descriptor). Either way the runtime identifies it by one address.
+struct Key {
+  GlobalVariable *Object = nullptr; // variable or type-key descriptor
+  std::string Name;                 // source name, for messages
+  bool IsType = false;
+  bool Escapes = false;
+  GlobalVariable *Cell = nullptr; // __dyncall_keycell.*
+};
+
+class DynCallTransform {
+public:
+  DynCallTransform(Module &M, ModuleAnalysisManager &MAM, DynCallPass::Phase P)
+      : M(M), MAM(MAM), P(P), Ctx(M.getContext()), Int8(Type::getInt8Ty(Ctx)),
+        Int16(Type::getInt16Ty(Ctx)), Int32(Type::getInt32Ty(Ctx)),
+        Ptr(PointerType::getUnqual(Ctx)), Tramps(TargetTrampolines::get(
+                                               Triple(M.getTargetTriple()))) {}
+
+  bool run();
+
+private:
+  void collectAnnotatedGlobals();
+  void collectExternKeys();
+  Key *keyForAnnotation(const CallBase &Annotation);
+  Key *keyForPointer(Value *P);
+  std::string unitId();
+
+  void rewriteSites(Function &F);
+  void rewriteFieldStores(Function &F);
+  bool runStores();
+  bool runSites();
+  bool rewriteCall(CallBase &CB, LoadInst &Load, Key &K,
+                   OptimizationRemarkEmitter &ORE);
+  void rewriteKeyUses(Key &K);
+  void notifyFieldStore(StoreInst &SI, Key &K);
+
+  Constant *relative(Constant *Target, Constant *Entry, unsigned Field,
+                     StructType *Ty);
+  GlobalVariable *cellFor(Key &K);
+  void emitKeyEntries();
+  void emitRegistration();
+
+  Module &M;
+  ModuleAnalysisManager &MAM;
+  DynCallPass::Phase P;
+  LLVMContext &Ctx;
+  Type *Int8, *Int16, *Int32;
+  PointerType *Ptr;
+  const TargetTrampolines *Tramps;
+
+  MapVector<GlobalVariable *, Key> VarKeys;
+  StringMap<Key> TypeKeys;
+  std::string UnitId;
+  unsigned NextSite = 0;
+  bool NeedRetpoline = false;
+  std::string Asm;
+  SmallVector<GlobalValue *, 64> Used;
+  StructType *SiteTy = nullptr, *KeyTy = nullptr;
+};
+
+/// The string constant behind an annotation operand, if any.
+std::optional<StringRef> constantString(const Value *V) {
+  V = V->stripPointerCasts();
+  if (const auto *GV = dyn_cast<GlobalVariable>(V))
+    if (GV->hasInitializer())
+      V = GV->getInitializer();
+  if (const auto *CDA = dyn_cast<ConstantDataArray>(V))
+    if (CDA->isCString() || CDA->isString())
+      return CDA->isCString() ? CDA->getAsCString() : CDA->getAsString();
+  return std::nullopt;
+}
+
+/// The first argument of an annotate("dynamic_call", "<name>") attribute: a
+/// pointer to an anonymous struct of constants.
+std::string annotationArgName(const Value *Args) {
+  if (!Args)
+    return "";
+  Args = Args->stripPointerCasts();
+  const auto *GV = dyn_cast<GlobalVariable>(Args);
+  if (!GV || !GV->hasInitializer())
+    return "";
+  const auto *CS = dyn_cast<ConstantStruct>(GV->getInitializer());
+  if (!CS || CS->getNumOperands() == 0)
+    return "";
+  if (auto S = constantString(CS->getOperand(0)))
+    return S->str();
+  return "";
+}
+
+void DynCallTransform::collectAnnotatedGlobals() {
+  GlobalVariable *Annotations = M.getGlobalVariable("llvm.global.annotations");
+  if (!Annotations || !Annotations->hasInitializer())
+    return;
+  auto *Array = dyn_cast<ConstantArray>(Annotations->getInitializer());
+  if (!Array)
+    return;
+  for (const Use &U : Array->operands()) {
+    auto *Entry = dyn_cast<ConstantStruct>(U.get());
+    if (!Entry || Entry->getNumOperands() < 2)
+      continue;
+    auto Str = constantString(Entry->getOperand(1));
+    if (!Str || *Str != AnnotationName)
+      continue;
+    auto *GV =
+        dyn_cast<GlobalVariable>(Entry->getOperand(0)->stripPointerCasts());
+    if (!GV)
+      continue;
+    Key &K = VarKeys[GV];
+    K.Object = GV;
+    if (K.Name.empty())
+      K.Name = Entry->getNumOperands() > 4
+                   ? annotationArgName(Entry->getOperand(4))
+                   : "";
+    if (K.Name.empty())
+      K.Name = GV->getName().str();
+  }
+}
+
+/// Extern keys arrive as comments in module asm (see DynCallAttr.cpp); read
+/// them, and drop the lines once the last phase has read them.
+void DynCallTransform::collectExternKeys() {
+  StringRef Text = M.getModuleInlineAsm();
+  if (!Text.contains(ExternKeyMarker))
+    return;
+  std::string Kept;
+  SmallVector<StringRef, 16> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef Line : Lines) {
+    StringRef L = Line.trim();
+    if (!L.consume_front(ExternKeyMarker) || !L.consume_back("*/")) {
+      if (!Line.empty())
+        (Kept += Line) += '\n';
+      continue;
+    }
+    StringRef Sym = L.trim();
+    if (GlobalVariable *GV = M.getGlobalVariable(Sym, /*AllowLocal=*/true)) {
+      Key &K = VarKeys[GV];
+      K.Object = GV;
+      if (K.Name.empty())
+        K.Name = Sym.str();
+    }
+  }
+  if (P != DynCallPass::Phase::Stores)
+    M.setModuleInlineAsm(Kept);
+}
+
+Key *DynCallTransform::keyForAnnotation(const CallBase &Annotation) {
+  auto Str = constantString(Annotation.getArgOperand(1));
+  if (!Str || *Str != AnnotationName)
+    return nullptr;
+  std::string Name = Annotation.arg_size() > 4
+                         ? annotationArgName(Annotation.getArgOperand(4))
+                         : "";
+  if (Name.empty())
+    return nullptr;
+  auto [It, Inserted] = TypeKeys.try_emplace(Name);
+  Key &K = It->second;
+  if (Inserted) {
+    K.Name = Name;
+    K.IsType = true;
+    // One descriptor per key name and module; COMDAT + hidden merges the
+    // copies of a DSO, and the GCC plugin derives the same symbol name.
+    MD5 Hash;
+    Hash.update(Name);
+    MD5::MD5Result R;
+    Hash.final(R);
+    std::string Sym = (DYNCALL_TYPE_KEY_PREFIX + R.digest()).str();
+    auto *Ty = StructType::get(Ptr, Type::getInt64Ty(Ctx));
+    auto *GV = M.getGlobalVariable(Sym, true);
+    if (!GV) {
+      GV = new GlobalVariable(M, Ty, false, GlobalValue::LinkOnceODRLinkage,
+                              Constant::getNullValue(Ty), Sym);
+      GV->setVisibility(GlobalValue::HiddenVisibility);
+      GV->setComdat(M.getOrInsertComdat(Sym));
+      GV->setAlignment(Align(8));
+    }
+    K.Object = GV;
+  }
+  return &K;
+}
+
+/// The key whose object \p P points into, if any.
+Key *DynCallTransform::keyForPointer(Value *P) {
+  P = P->stripPointerCasts();
+  if (auto *GV = dyn_cast<GlobalVariable>(P)) {
+    auto It = VarKeys.find(GV);
+    return It == VarKeys.end() ? nullptr : &It->second;
+  }
+  if (auto *II = dyn_cast<IntrinsicInst>(P))
+    if (II->getIntrinsicID() == Intrinsic::ptr_annotation)
+      return keyForAnnotation(*II);
+  return nullptr;
+}
+
+/// Unique per translation unit (full LTO merges modules, so trampoline names
+/// must not collide), and reproducible.
+std::string DynCallTransform::unitId() {
+  if (!UnitId.empty())
+    return UnitId;
+  MD5 Hash;
+  Hash.update(M.getSourceFileName());
+  Hash.update(M.getModuleIdentifier());
+  for (const GlobalValue &GV : M.global_values())
+    if (!GV.isDeclaration() && !GV.hasLocalLinkage()) {
+      Hash.update(GV.getName());
+      break;
+    }
+  MD5::MD5Result R;
+  Hash.final(R);
+  UnitId = R.digest().str().substr(0, 16);
+  return UnitId;
+}
+
+/// The value of a self-relative field: Target - &Entry.Field, as i32.
+Constant *DynCallTransform::relative(Constant *Target, Constant *Entry,
+                                     unsigned Field, StructType *Ty) {
+  if (!Target)
+    return ConstantInt::get(Int32, 0);
+  Type *IntPtr = Type::getInt64Ty(Ctx);
+  Constant *FieldAddr = ConstantExpr::getInBoundsGetElementPtr(
+      Ty, Entry,
+      ArrayRef<Constant *>{ConstantInt::get(Int32, 0),
+                           ConstantInt::get(Int32, Field)});
+  Constant *Diff =
+      ConstantExpr::getSub(ConstantExpr::getPtrToInt(Target, IntPtr),
+                           ConstantExpr::getPtrToInt(FieldAddr, IntPtr));
+  return ConstantExpr::getTrunc(Diff, Int32);
+}
+
+GlobalVariable *DynCallTransform::cellFor(Key &K) {
+  if (K.Cell)
+    return K.Cell;
+  K.Cell = new GlobalVariable(M, Ptr, /*isConstant=*/true,
+                              GlobalValue::PrivateLinkage, K.Object,
+                              DYNCALL_KEYCELL_PREFIX + unitId());
+  K.Cell->setAlignment(Align(8));
+  return K.Cell;
+}
+
+bool DynCallTransform::rewriteCall(CallBase &CB, LoadInst &Load, Key &K,
+                                   OptimizationRemarkEmitter &ORE) {
+  auto Missed = [&](StringRef Why) {
+    ++NumMissed;
+    ORE.emit([&] {
+      return OptimizationRemarkMissed(DEBUG_TYPE, "NotTransformed", &CB)
+             << "call through dynamic_call key '" << K.Name
+             << "' left indirect: " << Why;
+    });
+    return false;
+  };
+  if (!Tramps)
+    return Missed("target not supported");
+  if (auto *CI = dyn_cast<CallInst>(&CB); CI && CI->isMustTailCall())
+    return Missed("musttail calls cannot gain the static-chain argument");
+  if (isa<CallBrInst>(CB))
+    return Missed("callbr");
+  if (CB.hasOperandBundles())
+    return Missed("the call carries operand bundles (e.g. kcfi)");
+  FunctionType *FT = CB.getFunctionType();
+  for (unsigned I = 0; I < CB.arg_size(); ++I)
+    if (CB.paramHasAttr(I, Attribute::Nest))
+      return Missed("the call already uses the static chain");
+
+  // Decided before the new call exists: it would sit between load and call.
+  bool Fresh = !K.IsType && isFreshLoad(Load, CB);
+
+  // The trampoline: same signature with the chain in front.
+  SmallVector<Type *, 8> Params{Ptr};
+  Params.append(FT->param_begin(), FT->param_end());
+  auto *TFT = FunctionType::get(FT->getReturnType(), Params, FT->isVarArg());
+  std::string Name = (DYNCALL_TRAMP_PREFIX + unitId() + "." +
+                      Twine(NextSite++))
+                         .str();
+  Function *Tramp =
+      Function::Create(TFT, GlobalValue::ExternalLinkage, Name, M);
+  Tramp->setVisibility(GlobalValue::HiddenVisibility);
+  Tramp->setDSOLocal(true);
+  Tramp->setCallingConv(CB.getCallingConv());
+  Tramp->addParamAttr(0, Attribute::Nest);
+  if (CB.doesNotThrow())
+    Tramp->addFnAttr(Attribute::NoUnwind);
+
+  Function &Caller = *CB.getFunction();
+  TrampolineStyle Style;
+  Style.Retpoline = Caller.getFnAttribute("target-features")
+                        .getValueAsString()
+                        .contains("+retpoline-indirect-calls");
+  NeedRetpoline |= Style.Retpoline;
+  Asm += Tramps->trampoline(Name, Style);
+
+  // Rebuild the call with the loaded pointer as `nest` argument 0.
+  SmallVector<Value *, 8> Args{CB.getCalledOperand()};
+  Args.append(CB.arg_begin(), CB.arg_end());
+  AttributeList Old = CB.getAttributes();
+  SmallVector<AttributeSet, 8> ArgAttrs{
+      AttributeSet::get(Ctx, ArrayRef<Attribute>{
+                                 Attribute::get(Ctx, Attribute::Nest)})};
+  for (unsigned I = 0; I < CB.arg_size(); ++I)
+    ArgAttrs.push_back(Old.getParamAttrs(I));
+  AttributeList New = AttributeList::get(Ctx, Old.getFnAttrs(),
+                                         Old.getRetAttrs(), ArgAttrs);
+  CallBase *NewCB;
+  if (auto *II = dyn_cast<InvokeInst>(&CB))
+    NewCB = InvokeInst::Create(TFT, Tramp, II->getNormalDest(),
+                               II->getUnwindDest(), Args, "", CB.getIterator());
+  else {
+    auto *CI = CallInst::Create(TFT, Tramp, Args, "", CB.getIterator());
+    CI->setTailCallKind(cast<CallInst>(CB).getTailCallKind());
+    NewCB = CI;
+  }
+  NewCB->setCallingConv(CB.getCallingConv());
+  NewCB->setAttributes(New);
+  NewCB->setDebugLoc(CB.getDebugLoc());
+  NewCB->takeName(&CB);
+  CB.replaceAllUsesWith(NewCB);
+  CB.eraseFromParent();
+
+  // The table entry. `site` and `func` stay 0: the call instruction does not
+  // exist yet, and the runtime discovers it from the return address.
+  // A tail jump has no return address to discover the site from. The IR
+  // `tail` marker is only a hint; the backend emits a jump for a tail call in
+  // tail position, which is what this predicts (the runtime verifies).
+  bool Tail = false;
+  if (auto *CI = dyn_cast<CallInst>(NewCB); CI && CI->isTailCall())
+    if (auto *Ret = dyn_cast_or_null<ReturnInst>(CI->getNextNode()))
+      Tail = !Ret->getReturnValue() || Ret->getReturnValue() == CI;
+  uint16_t Flags = 0;
+  if (Fresh)
+    Flags |= DYNCALL_SITE_FRESH;
+  if (K.IsType)
+    Flags |= DYNCALL_SITE_TYPE_KEY;
+  if (Style.Retpoline)
+    Flags |= DYNCALL_SITE_RETPOLINE;
+  if (auto *CF = mdconst::extract_or_null<ConstantInt>(
+          M.getModuleFlag("cf-protection-branch"));
+      CF && CF->getZExtValue())
+    Flags |= DYNCALL_SITE_IBT;
+  if (auto *BTI = mdconst::extract_or_null<ConstantInt>(
+          M.getModuleFlag("branch-target-enforcement"));
+      BTI && BTI->getZExtValue())
+    Flags |= DYNCALL_SITE_BTI;
+
+  auto *Entry = new GlobalVariable(M, SiteTy, true, GlobalValue::PrivateLinkage,
+                                   nullptr, "__dyncall_site." + Name);
+  Entry->setSection(DYNCALL_SITES_SECTION);
+  Entry->setAlignment(Align(4));
+  Entry->setInitializer(ConstantStruct::get(
+      SiteTy, {ConstantInt::get(Int32, 0), relative(Tramp, Entry, 1, SiteTy),
+               relative(cellFor(K), Entry, 2, SiteTy),
+               ConstantInt::get(Int32, 0),
+               ConstantInt::get(Int8, DYNCALL_ABI_VERSION),
+               ConstantInt::get(Int8, Tail ? DYNCALL_KIND_TAIL
+                                           : DYNCALL_KIND_CALL),
+               ConstantInt::get(Int16, Flags)}));
+  Used.push_back(Entry);
+
+  ++NumSites;
+  NumFreshSites += Fresh;
+  ORE.emit([&] {
+    return OptimizationRemark(DEBUG_TYPE, "Transformed", NewCB)
+           << "call through dynamic_call key '" << K.Name << "' is now site "
+           << Name << (Fresh ? " (fresh)" : " (guarded)");
+  });
+  return true;
+}
+
+void DynCallTransform::rewriteSites(Function &F) {
+  auto &FAM =
+      MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  auto &ORE = FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
+  SmallVector<std::tuple<CallBase *, LoadInst *, Key *>, 16> Sites;
+  for (Instruction &I : instructions(F)) {
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB || !CB->isIndirectCall())
+      continue;
+    auto *Load =
+        dyn_cast<LoadInst>(CB->getCalledOperand()->stripPointerCasts());
+    if (!Load)
+      continue;
+    if (Key *K = keyForPointer(Load->getPointerOperand()))
+      Sites.emplace_back(CB, Load, K);
+  }
+  for (auto [CB, Load, K] : Sites)
+    rewriteCall(*CB, *Load, *K, ORE);
+}
+
+void DynCallTransform::rewriteFieldStores(Function &F) {
+  SmallVector<std::pair<StoreInst *, Key *>, 8> FieldStores;
+  for (Instruction &I : instructions(F))
+    if (auto *SI = dyn_cast<StoreInst>(&I))
+      if (Key *K = keyForPointer(SI->getPointerOperand()); K && K->IsType)
+        FieldStores.emplace_back(SI, K);
+  for (auto [SI, K] : FieldStores)
+    notifyFieldStore(*SI, *K);
+}
+
+/// After a store to an annotated field: tell the runtime when the value
+/// differs from the last one it was told about (inline check, cheap).
+void DynCallTransform::notifyFieldStore(StoreInst &SI, Key &K) {
+  Value *V = SI.getValueOperand();
+  if (!V->getType()->isPointerTy()) {
+    K.Escapes = true;
+    return;
+  }
+  IRBuilder<> B(SI.getNextNode());
+  LoadInst *Last = B.CreateAlignedLoad(Ptr, K.Object, Align(8), "dyncall.last");
+  Last->setAtomic(AtomicOrdering::Monotonic);
+  Value *Changed = B.CreateICmpNE(Last, V);
+  Instruction *Then =
+      SplitBlockAndInsertIfThen(Changed, B.GetInsertPoint(), false);
+  IRBuilder<> TB(Then);
+  FunctionCallee Note = M.getOrInsertFunction(
+      DYNCALL_NOTE_FN, FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr},
+                                         false));
+  TB.CreateCall(Note, {K.Object, V});
+  ++NumNotes;
+}
+
+/// Every use of a variable key's address: loads are fine, stores go through
+/// the runtime, read-modify-writes are followed by a resync, anything else
+/// lets the address escape.
+void DynCallTransform::rewriteKeyUses(Key &K) {
+  GlobalVariable *GV = K.Object;
+  if (GV->isConstant())
+    return;
+  FunctionCallee Store = M.getOrInsertFunction(
+      DYNCALL_STORE_FN,
+      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr}, false));
+  FunctionCallee Resync = M.getOrInsertFunction(
+      DYNCALL_RESYNC_FN, FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false));
+
+  SmallVector<Use *, 16> Work;
+  for (Use &U : GV->uses())
+    Work.push_back(&U);
+  SmallVector<StoreInst *, 8> Stores;
+  SmallVector<Instruction *, 8> RMWs;
+  while (!Work.empty()) {
+    Use *U = Work.pop_back_val();
+    User *Usr = U->getUser();
+    if (auto *CE = dyn_cast<ConstantExpr>(Usr)) {
+      if (CE->getOpcode() == Instruction::GetElementPtr || CE->isCast())
+        for (Use &UU : CE->uses())
+          Work.push_back(&UU);
+      else
+        K.Escapes = true;
+      continue;
+    }
+    if (isa<ConstantAggregate>(Usr)) {
+      for (Use &UU : Usr->uses())
+        Work.push_back(&UU);
+      continue;
+    }
+    if (auto *Holder = dyn_cast<GlobalVariable>(Usr)) {
+      // llvm.global.annotations, llvm.used and our key cells hold the address
+      // for bookkeeping; any other initializer lets it escape.
+      if (!Holder->getName().starts_with("llvm.") &&
+          !Holder->getName().starts_with(DYNCALL_KEYCELL_PREFIX))
+        K.Escapes = true;
+      continue;
+    }
+    auto *I = dyn_cast<Instruction>(Usr);
+    if (!I) {
+      K.Escapes = true;
+      continue;
+    }
+    if (isa<LoadInst>(I) || isa<ICmpInst>(I))
+      continue;
+    if (auto *SI = dyn_cast<StoreInst>(I)) {
+      if (U->getOperandNo() == SI->getPointerOperandIndex() &&
+          SI->getValueOperand()->getType()->isPointerTy() &&
+          U->get()->stripPointerCasts() == GV)
+        Stores.push_back(SI);
+      else
+        K.Escapes = true;
+      continue;
+    }
+    if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) {
+      K.Escapes = true;
+      RMWs.push_back(I);
+      continue;
+    }
+    if (isa<GetElementPtrInst>(I) || isa<CastInst>(I)) {
+      if (isa<PtrToIntInst>(I))
+        K.Escapes = true;
+      else
+        for (Use &UU : I->uses())
+          Work.push_back(&UU);
+      continue;
+    }
+    if (auto *II = dyn_cast<IntrinsicInst>(I)) {
+      if (II->isLifetimeStartOrEnd() || isa<DbgInfoIntrinsic>(II) ||
+          II->getIntrinsicID() == Intrinsic::var_annotation)
+        continue;
+      if (isa<AnyMemIntrinsic>(II))
+        RMWs.push_back(I); // memcpy/memset over the key: resync afterwards
+    }
+    K.Escapes = true;
+  }
+
+  for (StoreInst *SI : Stores) {
+    IRBuilder<> B(SI);
+    auto *Call = B.CreateCall(Store, {GV, SI->getValueOperand()});
+    Call->setDebugLoc(SI->getDebugLoc());
+    SI->eraseFromParent();
+    ++NumStores;
+  }
+  for (Instruction *I : RMWs) {
+    IRBuilder<> B(I->getNextNode());
+    B.CreateCall(Resync, {GV})->setDebugLoc(I->getDebugLoc());
+  }
+}
+
+void DynCallTransform::emitKeyEntries() {
+  auto Emit = [&](Key &K) {
+    uint16_t Flags = 0;
+    if (K.Escapes)
+      Flags |= DYNCALL_KEY_ESCAPES;
+    if (K.IsType)
+      Flags |= DYNCALL_KEY_TYPE;
+    if (!K.IsType && K.Object->isConstant())
+      Flags |= DYNCALL_KEY_CONST;
+    Constant *NameStr = ConstantDataArray::getString(Ctx, K.Name);
+    auto *NameGV = new GlobalVariable(M, NameStr->getType(), true,
+                                      GlobalValue::PrivateLinkage, NameStr,
+                                      "__dyncall_keyname");
+    NameGV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    NameGV->setAlignment(Align(1));
+    auto *Entry = new GlobalVariable(M, KeyTy, true,
+                                     GlobalValue::PrivateLinkage, nullptr,
+                                     "__dyncall_key");
+    Entry->setSection(DYNCALL_KEYS_SECTION);
+    Entry->setAlignment(Align(4));
+    Entry->setInitializer(ConstantStruct::get(
+        KeyTy, {relative(cellFor(K), Entry, 0, KeyTy),
+                relative(NameGV, Entry, 1, KeyTy),
+                ConstantInt::get(Int8, DYNCALL_ABI_VERSION),
+                ConstantInt::get(Int8, DYNCALL_KIND_KEY),
+                ConstantInt::get(Int16, Flags), ConstantInt::get(Int32, 0)}));
+    Used.push_back(Entry);
+  };
+  for (auto &[GV, K] : VarKeys)
+    if (K.Cell || K.Escapes || !GV->use_empty())
+      Emit(K);
+  for (auto &E : TypeKeys)
+    Emit(E.second);
+}
+
+/// A COMDAT constructor/destructor pair per linked module (the GCC plugin
+/// uses the same group names, so mixed objects keep one pair per DSO).
+void DynCallTransform::emitRegistration() {
+  auto Bound = [&](StringRef Name) {
+    auto *GV = M.getGlobalVariable(Name);
+    if (!GV)
+      GV = new GlobalVariable(M, Int8, false,
+                              GlobalValue::ExternalWeakLinkage, nullptr, Name);
+    GV->setVisibility(GlobalValue::HiddenVisibility);
+    return GV;
+  };
+  Value *Args[] = {Bound("__start_" DYNCALL_SITES_SECTION),
+                   Bound("__stop_" DYNCALL_SITES_SECTION),
+                   Bound("__start_" DYNCALL_KEYS_SECTION),
+                   Bound("__stop_" DYNCALL_KEYS_SECTION)};
+  auto *VoidFT = FunctionType::get(Type::getVoidTy(Ctx), false);
+  auto *RegFT =
+      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, Ptr, Ptr}, false);
+  auto Make = [&](StringRef Name, StringRef Callee) -> Function * {
+    if (M.getFunction(Name))
+      return nullptr; // registered by the other phase already
+    Function *F = Function::Create(VoidFT, GlobalValue::LinkOnceODRLinkage,
+                                   Name, M);
+    F->setVisibility(GlobalValue::HiddenVisibility);
+    F->setComdat(M.getOrInsertComdat(Name));
+    F->addFnAttr(Attribute::NoUnwind);
+    F->addFnAttr(Attribute::NoInline);
+    IRBuilder<> B(BasicBlock::Create(Ctx, "", F));
+    B.CreateCall(M.getOrInsertFunction(Callee, RegFT), Args);
+    B.CreateRetVoid();
+    return F;
+  };
+  if (Function *Ctor = Make("__dyncall_module_ctor", DYNCALL_REGISTER_FN))
+    appendToGlobalCtors(M, Ctor, DYNCALL_CTOR_PRIORITY, Ctor);
+  if (Function *Dtor = Make("__dyncall_module_dtor", DYNCALL_UNREGISTER_FN))
+    appendToGlobalDtors(M, Dtor, DYNCALL_CTOR_PRIORITY, Dtor);
+}
+
+/// Early (pipeline start): stores and escapes, so that every optimization,
+/// attribute inference included, sees the runtime calls.
+bool DynCallTransform::runStores() {
+  if (M.getModuleFlag(StoresDoneFlag))
+    return false;
+  for (Function &F : M)
+    if (!F.isDeclaration())
+      rewriteFieldStores(F);
+  for (auto &[GV, K] : VarKeys)
+    rewriteKeyUses(K);
+  emitKeyEntries();
+  emitRegistration();
+  M.addModuleFlag(Module::Max, StoresDoneFlag, DYNCALL_ABI_VERSION);
+  return true;
+}
+
+/// Late (optimizer last): sites, after mem2reg/GVN/inlining have shaped the
+/// loads, so freshness is judged on the code that will run.
+bool DynCallTransform::runSites() {
+  if (M.getModuleFlag(SitesDoneFlag))
+    return false;
+  for (Function &F : M)
+    if (!F.isDeclaration())
+      rewriteSites(F);
+  if (Tramps)
+    Asm += Tramps->sharedThunks(NeedRetpoline);
+  if (!Asm.empty())
+    M.appendModuleInlineAsm(Asm);
+  emitRegistration();
+  M.addModuleFlag(Module::Max, SitesDoneFlag, DYNCALL_ABI_VERSION);
+  return true;
+}
+
+bool DynCallTransform::run() {
+  if (ClDisable)
+    return false;
+  collectAnnotatedGlobals();
+  collectExternKeys();
+  bool HasFieldKeys = false;
+  if (Function *F = M.getFunction("llvm.ptr.annotation.p0.p0"))
+    HasFieldKeys = !F->use_empty();
+  if (VarKeys.empty() && !HasFieldKeys)
+    return false;
+
+  SiteTy = StructType::get(Ctx, {Int32, Int32, Int32, Int32, Int8, Int8, Int16});
+  KeyTy = StructType::get(Ctx, {Int32, Int32, Int8, Int8, Int16, Int32});
+  bool Changed = false;
+  if (P != DynCallPass::Phase::Sites)
+    Changed |= runStores();
+  if (P != DynCallPass::Phase::Stores)
+    Changed |= runSites();
+  appendToUsed(M, Used);
+  return Changed;
+}
+
+} // namespace
+
+PreservedAnalyses DynCallPass::run(Module &M, ModuleAnalysisManager &MAM) {
+  DynCallTransform T(M, MAM, P);
+  return T.run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+} // namespace dyncall

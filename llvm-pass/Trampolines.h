@@ -1,0 +1,42 @@
+//===- Trampolines.h - per-arch trampoline text ----------------*- C++ -*-===//
+//
+// Part of dyncall. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The per-arch part of the pass: the assembly of a site's trampoline and of
+// the shared thunks, exactly as docs/abi.md shows them. Everything else in
+// the pass is arch-neutral.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DYNCALL_TRAMPOLINES_H
+#define DYNCALL_TRAMPOLINES_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/TargetParser/Triple.h"
+#include <string>
+
+namespace dyncall {
+
+struct TrampolineStyle {
+  bool Retpoline = false; // slow path through a retpoline (x86-64)
+};
+
+class TargetTrampolines {
+public:
+  virtual ~TargetTrampolines() = default;
+  /// Module asm defining the hidden trampoline \p Name.
+  virtual std::string trampoline(llvm::StringRef Name,
+                                 const TrampolineStyle &Style) const = 0;
+  /// Module asm for COMDAT helpers the trampolines of this module need.
+  virtual std::string sharedThunks(bool NeedRetpoline) const { return ""; }
+
+  /// The implementation for \p T, or null when the arch is not supported
+  /// (then the pass leaves every call alone and says so in a remark).
+  static const TargetTrampolines *get(const llvm::Triple &T);
+};
+
+} // namespace dyncall
+
+#endif
