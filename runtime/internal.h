@@ -150,6 +150,9 @@ void dc_batch_add(struct dc_batch *b, struct dc_point *p, uintptr_t want,
 int dc_batch_run(struct dc_batch *b) DC_HIDDEN;
 int dc_sync_cores(void) DC_HIDDEN;
 int dc_text_write(uintptr_t addr, const void *bytes, size_t len) DC_HIDDEN;
+void dc_text_begin(void) DC_HIDDEN;
+void dc_text_end(void) DC_HIDDEN;
+bool dc_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 
 /* --- stubs.c: executable memory near the sites --- */
 enum dc_stub_flavor {

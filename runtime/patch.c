@@ -96,6 +96,40 @@ static void note_mprotect_failure(uintptr_t lo, int prot, int err)
 }
 
 /*
+ * A text session (dc_text_begin/end) keeps the spans a batch opened
+ * writable until its end, so the two batches of one store (undo, then
+ * repatch) of the same pages cost one mprotect pair, not two: restoring R-X
+ * shoots down TLBs on every core and dominates the cost of an update.
+ */
+#define MAX_OPEN 32
+#define MAX_GAP_PAGES 16 /* merge spans this close inside one segment */
+static uintptr_t open_lo[MAX_OPEN], open_hi[MAX_OPEN];
+static int nopen;
+static bool session;
+
+void dc_text_begin(void)
+{
+	session = true;
+}
+
+static void close_spans(const uintptr_t *lo, const uintptr_t *hi, size_t n);
+
+void dc_text_end(void)
+{
+	close_spans(open_lo, open_hi, (size_t)nopen);
+	nopen = 0;
+	session = false;
+}
+
+static bool already_open(uintptr_t lo, uintptr_t hi)
+{
+	for (int i = 0; i < nopen; i++)
+		if (lo >= open_lo[i] && hi <= open_hi[i])
+			return true;
+	return false;
+}
+
+/*
  * Make the pages of [addr[i], addr[i] + len) writable (RWX, threads keep
  * executing them), merging adjacent pages into spans.  Returns the number
  * of spans opened (their bounds in lo[]/hi[], reusing addr[]), or a
@@ -109,7 +143,11 @@ static long open_spans(uintptr_t *pages, size_t n, uintptr_t *lo,
 
 	sort_addrs(pages, n);
 	for (size_t i = 0; i < n; i++) {
-		if (nspans && pages[i] <= hi[nspans - 1]) {
+		if (nspans && (pages[i] <= hi[nspans - 1] ||
+			       (pages[i] - hi[nspans - 1] <=
+					MAX_GAP_PAGES * page_size() &&
+				dc_same_segment(lo[nspans - 1],
+						pages[i] + page_size())))) {
 			if (pages[i] + page_size() > hi[nspans - 1])
 				hi[nspans - 1] = pages[i] + page_size();
 			continue;
@@ -119,14 +157,27 @@ static long open_spans(uintptr_t *pages, size_t n, uintptr_t *lo,
 		nspans++;
 	}
 	for (size_t i = 0; i < nspans; i++) {
+		if (already_open(lo[i], hi[i])) {
+			hi[i] = lo[i]; /* nothing to close */
+			continue;
+		}
 		err = protect(lo[i], hi[i], ARCH_TEXT_PROT | PROT_WRITE);
 		if (err) {
 			note_mprotect_failure(lo[i], ARCH_TEXT_PROT | PROT_WRITE,
 					      err);
 			while (i-- > 0)
-				protect(lo[i], hi[i], ARCH_TEXT_PROT);
+				if (hi[i] != lo[i])
+					protect(lo[i], hi[i], ARCH_TEXT_PROT);
 			return err;
 		}
+	}
+	/* In a session, the session closes them. */
+	for (size_t i = 0; session && i < nspans; i++) {
+		if (hi[i] == lo[i] || nopen == MAX_OPEN)
+			continue;
+		open_lo[nopen] = lo[i];
+		open_hi[nopen++] = hi[i];
+		hi[i] = lo[i];
 	}
 	return (long)nspans;
 }
@@ -134,7 +185,11 @@ static long open_spans(uintptr_t *pages, size_t n, uintptr_t *lo,
 static void close_spans(const uintptr_t *lo, const uintptr_t *hi, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int err = protect(lo[i], hi[i], ARCH_TEXT_PROT);
+		int err;
+
+		if (hi[i] == lo[i])
+			continue;
+		err = protect(lo[i], hi[i], ARCH_TEXT_PROT);
 
 		if (err)
 			note_mprotect_failure(lo[i], ARCH_TEXT_PROT, err);
@@ -220,6 +275,17 @@ int dc_text_write(uintptr_t addr, const void *bytes, size_t len)
 	return 0;
 }
 
+/* Collect a page, skipping recent duplicates: points come in runs on a
+ * few pages (trampolines together, call sites together), and the sort is
+ * the main cost of a large batch otherwise. */
+static void add_page(uintptr_t *pages, size_t *n, uintptr_t page)
+{
+	for (size_t i = *n, k = 0; i-- > 0 && k < 8; k++)
+		if (pages[i] == page)
+			return;
+	pages[(*n)++] = page;
+}
+
 int dc_batch_run(struct dc_batch *b)
 {
 	struct arch_step steps[ARCH_MAX_STEPS];
@@ -238,8 +304,18 @@ int dc_batch_run(struct dc_batch *b)
 		dc_stubs_dirty = false;
 	}
 	if (b->n > 32) {
+		/* Kept between batches: unmapping shoots down TLBs too. */
+		static uintptr_t *scratch;
+		static size_t scratch_size;
+
 		bufsize = 6 * b->n * sizeof(uintptr_t);
-		pages = dc_alloc(bufsize);
+		if (bufsize > scratch_size) {
+			dc_free(scratch, scratch_size);
+			scratch = dc_alloc(bufsize);
+			scratch_size = scratch ? bufsize : 0;
+		}
+		pages = scratch;
+		bufsize = 0;
 		if (!pages) {
 			for (p = b->head; p; p = p->next)
 				refuse(b, p, DYNCALL_ERR_NOMEM);
@@ -272,8 +348,9 @@ int dc_batch_run(struct dc_batch *b)
 			maxsteps = n;
 		if (n > 1)
 			DC_STAT_ADD(jump_to_self, 1);
-		pages[npages++] = at & ~(page_size() - 1);
-		pages[npages++] = (at + ARCH_BRANCH_LEN - 1) & ~(page_size() - 1);
+		add_page(pages, &npages, at & ~(page_size() - 1));
+		add_page(pages, &npages,
+			 (at + ARCH_BRANCH_LEN - 1) & ~(page_size() - 1));
 	}
 	if (!maxsteps)
 		goto out;

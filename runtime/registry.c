@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arch/arch.h"
 #include "internal.h"
@@ -78,6 +79,20 @@ bool dc_in_exec(const struct dc_module *m, uintptr_t lo, uintptr_t hi)
 	for (unsigned i = 0; i < m->nexec; i++)
 		if (lo >= m->exec_lo[i] && hi <= m->exec_hi[i])
 			return true;
+	return false;
+}
+
+/* Is [lo, hi) inside the pages of one executable segment of a module?
+ * (Then one mprotect may cover it: no gap, no other mapping.) */
+bool dc_same_segment(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t pm = (uintptr_t)getpagesize() - 1;
+
+	for (struct dc_module *m = dc_modules; m; m = m->next)
+		for (unsigned i = 0; i < m->nexec; i++)
+			if (lo >= (m->exec_lo[i] & ~pm) &&
+			    hi <= ((m->exec_hi[i] + pm) & ~pm))
+				return true;
 	return false;
 }
 
@@ -305,7 +320,9 @@ DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,
 		dc_site_plan_slow(&b, &m->sites[i], true);
 	dc_batch_run(&b);
 	clean = true;
-	for (unsigned i = 0; i < m->nsites; i++) {
+	/* Backwards: registration prepended the sites to their keys' lists
+	 * in order, so each one is found at the head (O(n), not O(n^2)). */
+	for (unsigned i = m->nsites; i-- > 0;) {
 		struct dc_site *s = &m->sites[i];
 
 		if (s->tramp_pt.cur_kind != DC_DEST_SLOW)

@@ -193,6 +193,7 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 		k->batch_next = list;
 		list = k;
 	}
+	dc_text_begin();
 	if (list)
 		undo_direct(list);
 	if (values) {
@@ -210,6 +211,7 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 		DC_STAT_ADD(stores, 1);
 	}
 	ret = dc_batch_run(&b);
+	dc_text_end();
 	for (struct dc_key *k = list; k; k = k->batch_next)
 		k->in_batch = false;
 	return ret;
