@@ -52,6 +52,7 @@ static struct plugin_info dyncall_plugin_info = {
 #define TRAMP_SECTION ".text.__dyncall_tramp"
 #define SITE_LABEL_PREFIX ".Ldyncall_site"
 #define FUNC_LABEL_PREFIX ".Ldyncall_func"
+#define RUNTIME_API_PREFIX "dyncall_" /* include/dyncall.h */
 #define MODULE_CTOR "__dyncall_module_ctor"
 #define MODULE_DTOR "__dyncall_module_dtor"
 
@@ -911,6 +912,15 @@ static void insert_note(const pending_note &n)
 	back->probability = profile_probability::always();
 }
 
+static bool is_runtime_api_call(gimple *stmt)
+{
+	tree fn = is_gimple_call(stmt) ? gimple_call_fndecl(stmt) : NULL_TREE;
+
+	return fn && DECL_NAME(fn) && TREE_PUBLIC(fn) &&
+	       strncmp(IDENTIFIER_POINTER(DECL_NAME(fn)), RUNTIME_API_PREFIX,
+		       strlen(RUNTIME_API_PREFIX)) == 0;
+}
+
 static unsigned int dyncall_gimple_execute(function *fun)
 {
 	bool retpoline = is_retpoline_function(fun->decl);
@@ -1054,6 +1064,13 @@ static unsigned int dyncall_gimple_execute(function *fun)
 								"asm operand");
 					}
 				}
+			}
+			/* The runtime's public API (dyncall_set, _update,
+			 * _key_info, ...) takes keys by address without
+			 * storing behind the plugin's back. */
+			if (is_runtime_api_call(stmt)) {
+				gsi_next(&gsi);
+				continue;
 			}
 			for (unsigned i = 0; i < gimple_num_ops(stmt); i++)
 				if (gimple_op(stmt, i))
