@@ -17,9 +17,12 @@ __asm__(".include \"dyncall_asm.inc\"\n"
 	"DC_KEY_ENTRY esc_cell, esc_key, DC_ESCAPES\n"
 	"DC_SITE call_fresh, fresh_key, fresh_cell, 3, DC_FRESH\n"
 	"DC_SITE call_esc, esc_key, esc_cell, 3, DC_FRESH\n"
-	"DC_TAIL_SITE tail_fresh, fresh_key, fresh_cell, 3, DC_FRESH\n");
+	"DC_TAIL_SITE tail_fresh, fresh_key, fresh_cell, 3, DC_FRESH\n"
+	"DC_RETPOLINE_THUNK\n"
+	"DC_SITE call_retp, esc_key, esc_cell, 3, DC_FRESH|DC_RETP, 1, 1\n");
 
-long call_fresh(long, long), call_esc(long, long), tail_fresh(long, long);
+long call_fresh(long, long), call_esc(long, long), tail_fresh(long, long),
+	call_retp(long, long);
 extern char call_fresh_call[], call_esc_call[], tail_fresh_jmp[];
 extern char call_fresh_tramp[], call_esc_tramp[], tail_fresh_tramp[];
 
@@ -42,6 +45,7 @@ int main(void)
 	DC_NAME(tail_fresh_tramp);
 	DC_NAME(call_fresh);
 	DC_NAME(call_esc);
+	DC_NAME(call_retp);
 	DC_NAME(tail_fresh);
 	dc_name(call_fresh_tramp + 5, "slow");
 	dc_name(call_esc_tramp + 5, "slow");
@@ -77,8 +81,8 @@ int main(void)
 	dc_show_key("fresh", &fresh_key);
 	// CHECK: fresh: key 'fresh_key' value=target_a sites=2 direct=2 guarded=0 slow=0 escapes=0
 	dc_show_key("esc", &esc_key);
-	// CHECK: esc: key 'esc_key' value=target_a sites=1 direct=0 guarded=1 slow=0 escapes=1
-	// CHECK-NEXT: site call_esc: state=guarded target=target_a ncalls=1 status=0
+	// CHECK: esc: key 'esc_key' value=target_a sites=2 direct=0 guarded=2 slow=0 escapes=1
+	// CHECK: site call_esc: state=guarded target=target_a ncalls=1 status=0
 
 	__dyncall_store(&fresh_key, target_b);
 	__dyncall_store(&esc_key, target_b);
@@ -95,13 +99,16 @@ int main(void)
 	       call_esc(2, 3));
 	// CHECK: calls 6 6 6
 	dc_show_key("esc", &esc_key);
-	// CHECK: esc: key 'esc_key' value=target_b {{.*}} guarded=1
-	// CHECK-NEXT: site call_esc: state=guarded target=target_b
+	// CHECK: esc: key 'esc_key' value=target_b {{.*}} guarded=2
+	// CHECK: site call_esc: state=guarded target=target_b
 
-	// A guarded site stays correct under a store it does not see.
+	// A guarded site stays correct under a store it does not see (the
+	// retpoline site's miss goes through the stub region's retpoline).
+	printf("retpoline site: %ld\n", call_retp(2, 3));
+	// CHECK: retpoline site: 6
 	esc_key = target_a;
-	printf("unseen store: %ld\n", call_esc(2, 3));
-	// CHECK: unseen store: 5
+	printf("unseen store: %ld %ld\n", call_esc(2, 3), call_retp(2, 3));
+	// CHECK: unseen store: 5 5
 
 	// NULL: slow path everywhere.
 	__dyncall_store(&fresh_key, NULL);
