@@ -28,6 +28,7 @@ packages=(
   g++-aarch64-linux-gnu g++-powerpc64le-linux-gnu
   gcc-12-plugin-dev-aarch64-linux-gnu gcc-12-plugin-dev-powerpc64le-linux-gnu
   qemu-user cmake ninja-build python3 python3-venv python3-pip make
+  pkgconf
 )
 
 say() { echo "install-deps: $*"; }
@@ -66,7 +67,7 @@ if [ "$do_venv" = 1 ]; then
     mkdir -p "$(dirname "$venv")"
     "$py" -m venv "$venv"
   fi
-  if ! "$venv/bin/python" -c 'import lit, psutil, pytest, lief, capstone' 2>/dev/null \
+  if ! "$venv/bin/python" -c 'import lit, psutil, pytest, lief, capstone, elftools' 2>/dev/null \
       || [ ! -x "$venv/bin/ruff" ]; then
     say "installing Python packages into $venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$here/requirements.txt"
