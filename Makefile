@@ -38,7 +38,7 @@ install: build
 
 lint: deps
 	@$(BUILD)/venv/bin/ruff check tools/dyncall-cc tools/dyncall-config scripts test/lit.cfg.py
-	@bash -n scripts/*.sh .ci/run bench/*.sh
+	@for f in scripts/*.sh .ci/run bench/*.sh; do bash -n $$f || exit 1; done
 
 clean:
 	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name venv -exec rm -rf {} +; fi

@@ -1,3 +1,4 @@
+# ruff: noqa: F821  (lit provides config and lit_config)
 # lit configuration of the dyncall suite.
 #
 # Run through the configured site file of a build:  lit -sv build/test
