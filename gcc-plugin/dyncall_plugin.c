@@ -721,11 +721,13 @@ static bool phi_reads_key(tree v, int depth)
 				return true;
 		return false;
 	}
-	if (is_gimple_assign(def) && gimple_assign_single_p(def))
-		return key_of_ref(gimple_assign_rhs1(def)) != NULL_TREE;
-	if (is_gimple_assign(def) &&
+	if (!is_gimple_assign(def))
+		return false;
+	if (gimple_assign_rhs_code(def) == SSA_NAME ||
 	    CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def)))
 		return phi_reads_key(gimple_assign_rhs1(def), depth + 1);
+	if (gimple_assign_single_p(def))
+		return key_of_ref(gimple_assign_rhs1(def)) != NULL_TREE;
 	return false;
 }
 
