@@ -7,7 +7,6 @@ site (trampoline state, callers, key, link-time target), which ``list`` and
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 from dyncall_rewrite import abi
@@ -66,7 +65,11 @@ class Analysis:
                     d.line = lines.lookup(d.address)
 
 
-def check(img: Image, backend: Backend | None = None) -> Analysis:
+def check(img: Image, backend: Backend | None = None, reuse: Analysis | None = None) -> Analysis:
+    """Check ``img``.  ``reuse``: the analysis of an image this one was
+    derived from by same-length rewrites of instruction operands, NOP runs
+    and table fields (relax): the instruction boundaries and callers it
+    verified are taken over instead of decoding the code again."""
     be = backend or backend_for(img)
     an = Analysis(img, be)
     diags = an.diagnostics
@@ -76,7 +79,7 @@ def check(img: Image, backend: Backend | None = None) -> Analysis:
     if keys_t is not None:
         _check_keys(an, abi.decode_keys(keys_t.data, keys_t.addr))
     if sites_t is not None:
-        _check_sites(an, abi.decode_sites(sites_t.data, sites_t.addr))
+        _check_sites(an, abi.decode_sites(sites_t.data, sites_t.addr), reuse)
     diags.sort(key=lambda d: (d.address if d.address is not None else -1, d.code))
     return an
 
@@ -201,7 +204,7 @@ def _check_keys(an: Analysis, entries: list[abi.KeyEntry]) -> None:
 # -- sites ----------------------------------------------------------------
 
 
-def _check_sites(an: Analysis, entries: list[abi.SiteEntry]) -> None:
+def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | None = None) -> None:
     img, be, diags = an.image, an.backend, an.diagnostics
     T = abi.DYNCALL_SITES_SECTION
     thunk = img.symbol_address(abi.DYNCALL_RETPOLINE_THUNK)
@@ -215,9 +218,59 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry]) -> None:
         if CODES[code][0] == ERROR:
             info.valid = False
 
+    # Fast path: an entry whose every check passes is accepted with a few
+    # comparisons; anything unusual goes through the detailed path below,
+    # which produces the diagnostics (the throughput goal is 10^5 entries
+    # in well under a second).
+    fast_tramp = be.trampoline_fast
+    V = abi.DYNCALL_ABI_VERSION
+    BAD_FLAGS = ~abi.SITE_FLAGS_ALL
+    RES, RETP, TK = abi.DYNCALL_SITE_RESOLVED, abi.DYNCALL_SITE_RETPOLINE, abi.DYNCALL_SITE_TYPE_KEY
+    keys = an.keys
+    keyctx: dict[int, tuple[int, int | None]] = {}
+    n_site = be.site_size
+    small_image = img.segments[-1].end - img.segments[0].vaddr < 1 << 31 if img.segments else True
     for e in entries:
         info = SiteInfo(e)
         an.sites.append(info)
+        fl = e.flags
+        if e.version == V and (e.kind == 1 or e.kind == 2) and not fl & BAD_FLAGS:
+            key = keys.get(e.keycell)
+            t = fast_tramp(e.tramp, thunk) if key is not None else None
+            if t is not None and not (fl & RETP and t.slow == "plain") and key is not None:
+                kc = keyctx.get(e.keycell)
+                if kc is None:
+                    kc = keyctx[e.keycell] = _key_context(img, key, flags_by_addr)
+                kflags, target = kc
+                if bool(fl & TK) == bool(kflags & abi.DYNCALL_KEY_TYPE):
+                    bt = t.branch_target
+                    if fl & RES:
+                        ok = target is not None and bt == target and img.is_exec(bt)
+                    else:
+                        ok = bt == t.unpatched_target and (
+                            small_image or not (
+                                target is not None and kflags & abi.DYNCALL_KEY_CONST and img.is_exec(target)
+                                and be.encode_branch("jmp", e.tramp, target) is None))
+                    if ok and e.site:
+                        br = be.decode_site(e.site) if img.is_exec(e.site, n_site) else None
+                        ok = (
+                            br is not None
+                            and br.op == ("call" if e.kind == 1 else "jmp")
+                            and (br.target == e.tramp or (fl & RES and br.target == bt))
+                            and be.site_alignment_problem(e.site, bool(e.func)) is None
+                            and (not e.func or (img.mapped(e.func) is not None
+                                                and 0 <= e.site - e.func <= MAX_FUNC_SPAN))
+                        )
+                        if ok:
+                            info.callers = [br]  # type: ignore[list-item]
+                            (labelled if e.func else unlabelled_filled).append(info)
+                    elif ok:
+                        ok = not e.func  # a func without a site is odd: diagnose
+                        if ok:
+                            to_discover[e.tramp] = info
+                    if ok:
+                        info.tramp, info.key, info.key_flags, info.target = t, key, kflags, target
+                        continue
         where = f"site entry #{e.index}"
         if e.version != abi.DYNCALL_ABI_VERSION:
             err("DC001", e.addr, f"{where} has version {e.version}, expected {abi.DYNCALL_ABI_VERSION}", info)
@@ -267,13 +320,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry]) -> None:
                     f"{where} says TYPE_KEY={int(st)} but key {key.label!r} says TYPE={int(kt)}",
                     info,
                 )
-            if key.address.known:
-                info.key_flags = flags_by_addr.get(key.address.value, key.flags)
-                kv = img.pointer(key.address.value) if img.mapped(key.address.value, 8) else None
-                if kv is not None and kv.known and kv.value and not kt:
-                    info.target = kv.value
-            else:
-                info.key_flags = key.flags
+            info.key_flags, info.target = _key_context(img, key, flags_by_addr)
 
         # Patchable branch state.
         resolved = bool(e.flags & abi.DYNCALL_SITE_RESOLVED)
@@ -352,12 +399,20 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry]) -> None:
         else:
             to_discover[e.tramp] = info
 
+    if reuse is not None:
+        known = {b.addr for i in reuse.sites if i.valid for b in i.callers}
+        callers_of = {i.entry.tramp: i.callers for i in reuse.sites if i.valid and not i.entry.site}
+        labelled = [i for i in labelled if i.entry.site not in known]
+        unlabelled_filled = [i for i in unlabelled_filled if i.entry.site not in known]
+        for tramp in [t for t in to_discover if t in callers_of]:
+            to_discover.pop(tramp).callers = list(callers_of[tramp])
+
     # Instruction boundaries of labelled sites: decode [func, site+len).
     if labelled:
         streams = be.decode_ranges([(i.entry.func, i.entry.site + be.site_size) for i in labelled])
         for info, stream in zip(labelled, streams, strict=True):
             info.stream = stream
-            if not any(ins.addr == info.entry.site for ins in reversed(stream.insns)):
+            if not (stream.ends_with(info.entry.site) or stream.has_start(info.entry.site)):
                 err(
                     "DC024",
                     info.entry.site,
@@ -409,55 +464,59 @@ def _check_overlaps(an: Analysis) -> None:
     n = an.backend.site_size
     seen_site: dict[int, int] = {}
     seen_tramp: dict[int, int] = {}
-    spans: list[tuple[int, int, str, SiteInfo]] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    owners: list[SiteInfo] = []
+    what: list[str] = []
     for info in an.sites:
         e = info.entry
-        if info.tramp is not None:
-            if e.tramp in seen_tramp:
-                diags.append(
-                    Diagnostic(
-                        "DC031",
-                        e.tramp,
-                        f"site entries #{seen_tramp[e.tramp]} and #{e.index} share one trampoline",
-                        e.index,
-                        T,
-                    )
-                )
+        t = info.tramp
+        if t is not None:
+            k = seen_tramp.setdefault(e.tramp, e.index)
+            if k != e.index:
+                diags.append(Diagnostic("DC031", e.tramp, f"site entries #{k} and #{e.index} share one"
+                                        " trampoline", e.index, T))
                 info.valid = False
             else:
-                seen_tramp[e.tramp] = e.index
-                spans.append((e.tramp - 3, e.tramp + max(info.tramp.size, n), "trampoline", info))
+                starts.append(e.tramp - 3)
+                ends.append(e.tramp + (t.size if t.size > n else n))
+                owners.append(info)
+                what.append("trampoline")
         for b in info.callers:
-            if b.addr in seen_site:
-                if seen_site[b.addr] != e.index:
-                    diags.append(
-                        Diagnostic(
-                            "DC030",
-                            b.addr,
-                            f"site entries #{seen_site[b.addr]} and #{e.index} describe the same site",
-                            e.index,
-                            T,
-                        )
-                    )
-                    info.valid = False
-                continue
-            seen_site[b.addr] = e.index
-            if b.patchable:
-                spans.append((b.addr, b.addr + b.length, "site", info))
-    spans.sort(key=lambda s: s[0])
-    for a, b in itertools.pairwise(spans):
-        if b[0] < a[1]:
-            diags.append(
-                Diagnostic(
-                    "DC032",
-                    b[0],
-                    f"{b[2]} of site entry #{b[3].entry.index}"
-                    f" overlaps {a[2]} of site entry #{a[3].entry.index}",
-                    b[3].entry.index,
-                    T,
-                )
-            )
-            b[3].valid = False
+            k = seen_site.setdefault(b.addr, e.index)
+            if k != e.index:
+                diags.append(Diagnostic("DC030", b.addr, f"site entries #{k} and #{e.index} describe the"
+                                        " same site", e.index, T))
+                info.valid = False
+            elif b.patchable:
+                starts.append(b.addr)
+                ends.append(b.addr + b.length)
+                owners.append(info)
+                what.append("site")
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    prev_end, prev = -1, -1
+    for k in order:
+        if starts[k] < prev_end and owners[k] is not owners[prev]:
+            o, p = owners[k], owners[prev]
+            diags.append(Diagnostic("DC032", starts[k], f"{what[k]} of site entry #{o.entry.index}"
+                                    f" overlaps {what[prev]} of site entry #{p.entry.index}",
+                                    o.entry.index, T))
+            o.valid = False
+        if ends[k] > prev_end:
+            prev_end, prev = ends[k], k
+
+
+def _key_context(img: Image, key: Key, flags_by_addr: dict[int, int]) -> tuple[int, int | None]:
+    """(key flags merged over the module, link-time value or None)."""
+    if not key.address.known:
+        return key.flags, None
+    kflags = flags_by_addr.get(key.address.value, key.flags)
+    target = None
+    if img.mapped(key.address.value, 8) and not key.flags & abi.DYNCALL_KEY_TYPE:
+        kv = img.pointer(key.address.value)
+        if kv.known and kv.value:
+            target = kv.value
+    return kflags, target
 
 
 def key_value(img: Image, key: Key) -> PointerValue | None:

@@ -185,6 +185,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 1
-    except RecursionError:
-        print(f"{PROG}: error: DC908: input too deeply nested", file=sys.stderr)
+    except Exception as e:  # a bug in the tool: still one line, never a traceback
+        where = f" ({type(e).__name__} at {_where(e)})"
+        print(f"{PROG}: error: DC908: internal error: {e}{where}; please report it", file=sys.stderr)
         return 1
+
+
+def _where(e: BaseException) -> str:
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return "?"
+    return f"{os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"

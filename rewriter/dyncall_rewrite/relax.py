@@ -85,11 +85,10 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
         if opts.canonicalize_padding and e.site and e.func and info.stream is not None:
             pad = be.nop_padding(info.stream, e.site)
             if pad is not None:
-                start, length, _insns = pad
+                start, length = pad
                 new = be.canonical_nops(length)
                 old = img.read(start, length)
-                targets = _direct_targets(info)
-                inside = any(start < t < start + length for t in targets)
+                inside = any(start < t < start + length for t in be.branch_targets(info.stream))
                 if old is not None and old != new and not inside:
                     _write(img, res, start, old, new, "padding")
                     res.padding += 1
@@ -97,7 +96,7 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
             _resolve(img, an, res, info)
     if res.patches:
         out = img.with_data(res.data)
-        an2 = check(out, type(be)(out))
+        an2 = check(out, type(be)(out), reuse=an)
         if an2.errors:
             an2.symbolize(with_lines=False)
             raise InternalError(
@@ -109,19 +108,6 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
     else:
         res.analysis = an
     return res
-
-
-def _direct_targets(info: SiteInfo) -> set[int]:
-    out: set[int] = set()
-    if info.stream is None:
-        return out
-    for ins in info.stream.insns:
-        if ins.op_str.startswith("0x") and (
-            ins.mnemonic.startswith("j") or ins.mnemonic.startswith("loop") or ins.mnemonic == "call"
-        ):
-            with contextlib.suppress(ValueError):
-                out.add(int(ins.op_str, 16))
-    return out
 
 
 def _write(img: Image, res: RelaxResult, addr: int, old: bytes, new: bytes, what: str) -> None:

@@ -9,8 +9,9 @@ written yet fails with DC905.
 
 from __future__ import annotations
 
+import bisect
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dyncall_rewrite.errors import MachineNotYetSupportedError, UnknownMachineError
@@ -50,12 +51,9 @@ class Trampoline:
     problems: list[tuple[str, str]]
 
 
-@dataclass(slots=True)
-class Insn:
-    addr: int
-    size: int
-    mnemonic: str
-    op_str: str
+# A decoded instruction: (disassembler instruction id, address, size); in a
+# Stream the address is relative (add Stream.delta).
+Insn = tuple[int, int, int]
 
 
 @dataclass(slots=True)
@@ -67,6 +65,21 @@ class Stream:
     end: int
     insns: list[Insn]
     ok: bool
+    delta: int = 0  # add to an Insn address to get the virtual address
+    btargets: dict[int, int] = field(default_factory=dict)  # branch insn -> target (undelta'd)
+
+    def has_start(self, addr: int) -> bool:
+        a = addr - self.delta
+        i = bisect.bisect_left(self.insns, a, key=_addr)
+        return i < len(self.insns) and self.insns[i][1] == a
+
+    def ends_with(self, addr: int) -> bool:
+        """The last decoded instruction starts at addr and ends at ``end``."""
+        return bool(self.ok and self.insns and self.insns[-1][1] + self.delta == addr)
+
+
+def _addr(r: Insn) -> int:
+    return r[1]
 
 
 class Backend(ABC):
@@ -82,6 +95,11 @@ class Backend(ABC):
     @abstractmethod
     def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
         """Check the trampoline bytes at ``addr`` against the ABI."""
+
+    @abstractmethod
+    def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:
+        """read_trampoline() for a trampoline exactly as the ABI specifies
+        (no problems), else None; must be cheap (called per entry)."""
 
     @abstractmethod
     def decode_site(self, addr: int) -> Branch | None:
@@ -101,9 +119,13 @@ class Backend(ABC):
         """The alignment condition the runtime's atomic patching relies on."""
 
     @abstractmethod
-    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int, list[Insn]] | None:
-        """(start, length, insns) of the compiler's NOP padding right before
+    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int] | None:
+        """(start, length) of the compiler's NOP padding right before
         ``site``, or None."""
+
+    @abstractmethod
+    def branch_targets(self, stream: Stream) -> set[int]:
+        """Direct branch targets of the instructions of a decoded stream."""
 
     @abstractmethod
     def canonical_nops(self, n: int) -> bytes:
@@ -148,6 +170,9 @@ class NotYetSupported(Backend):
     def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
         raise NotImplementedError
 
+    def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:
+        raise NotImplementedError
+
     def decode_site(self, addr: int) -> Branch | None:
         raise NotImplementedError
 
@@ -160,7 +185,10 @@ class NotYetSupported(Backend):
     def site_alignment_problem(self, site: int, compiler_labelled: bool) -> tuple[str, str] | None:
         raise NotImplementedError
 
-    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int, list[Insn]] | None:
+    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int] | None:
+        raise NotImplementedError
+
+    def branch_targets(self, stream: Stream) -> set[int]:
         raise NotImplementedError
 
     def canonical_nops(self, n: int) -> bytes:

@@ -23,11 +23,13 @@ labelled sites, NOP runs.
 
 from __future__ import annotations
 
-import contextlib
+import bisect
+import ctypes
 import re
 import struct
 
 import capstone
+from capstone import x86_const
 
 from dyncall_rewrite.arch import EM_X86_64, Backend, Branch, Insn, Stream, Trampoline
 from dyncall_rewrite.elf import PF_X, Image
@@ -37,6 +39,7 @@ OP_JMP_REL32 = 0xE9  # jmp rel32
 OP_INT3 = 0xCC  # int3
 TRAMP_PAD = b"\xcc\xcc\xcc"  # int3 x3 before the entry
 SLOW_PLAIN = b"\x41\xff\xe2"  # jmp *%r10
+_PAD_JMP = TRAMP_PAD + b"\xe9"
 TRAMP_ALIGN = 8
 TRAMP_ENTRY_MOD = 3  # entry at 8k+3: rel32 at 8k+4
 BRANCH_SIZE = 5  # e8/e9 + rel32
@@ -62,6 +65,24 @@ _I8 = struct.Struct("<b")
 _BRANCH_RE = re.compile(rb"[\xe8\xe9]|\x0f[\x80-\x8f]|[\x70-\x7f\xeb]", re.DOTALL)
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
+# capstone's cs_insn record, unpacked in bulk: id, address, size.
+_INSN_SIZE = ctypes.sizeof(capstone._cs_insn)
+_INSN_REC = struct.Struct(
+    f"<I{capstone._cs_insn.address.offset - 4}xQH{_INSN_SIZE - capstone._cs_insn.size.offset - 2}x"
+)
+_OPSTR_OFF = capstone._cs_insn.op_str.offset
+_CHUNK = 1 << 16
+_WINDOW = 1 << 18
+_NOP = x86_const.X86_INS_NOP
+_BRANCH_IDS = frozenset(
+    v for k, v in vars(x86_const).items()
+    if k.startswith("X86_INS_J") or k in ("X86_INS_CALL", "X86_INS_LOOP", "X86_INS_LOOPE", "X86_INS_LOOPNE")
+)
+
+
+def _branch_indexes(recs: list[Insn]) -> list[int]:
+    return [k for k, r in enumerate(recs) if r[0] in _BRANCH_IDS]
+
 
 class X86_64(Backend):
     name = "x86_64"
@@ -71,9 +92,8 @@ class X86_64(Backend):
     def __init__(self, image: Image) -> None:
         super().__init__(image)
         self._md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-        self._sweep_md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-        self._sweep_md.skipdata = True
         self._sweeps: dict[int, set[int]] = {}
+        self._targets: set[int] = set()
 
     # -- trampolines ----------------------------------------------------
     def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
@@ -121,6 +141,26 @@ class X86_64(Backend):
                 )
             )
         return t
+
+    def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:
+        """read_trampoline() for the common case: the trampoline exactly as
+        the ABI specifies, or None (then read_trampoline() says why)."""
+        img = self.image
+        s = img.segment(addr)
+        if s is None or not s.flags & PF_X or addr + 10 > s.fend or addr - 3 < s.vaddr or addr & 7 != 3:
+            return None
+        d = img.data
+        off = s.offset + addr - s.vaddr
+        if d[off - 3 : off + 1] != _PAD_JMP:
+            return None
+        bt = addr + BRANCH_SIZE + _I32.unpack_from(d, off + 1)[0]
+        if d[off + 5 : off + 8] == SLOW_PLAIN:
+            return Trampoline(addr, 8, bt, addr + BRANCH_SIZE, "plain", None, [])
+        if d[off + 5] == OP_JMP_REL32 and retpoline_thunk is not None:
+            st = addr + 10 + _I32.unpack_from(d, off + 6)[0]
+            if st == retpoline_thunk:
+                return Trampoline(addr, 10, bt, addr + BRANCH_SIZE, "retpoline", st, [])
+        return None
 
     # -- sites ------------------------------------------------------------
     def decode_site(self, addr: int) -> Branch | None:
@@ -216,17 +256,16 @@ class X86_64(Backend):
         by_func: dict[tuple[int, int], list[int]] = {}
         loose: list[int] = []
         for a in addrs:
-            f = img.function_at(a)
+            f = img.function_range(a)
             if f is None:
                 loose.append(a)
             else:
-                by_func.setdefault((f.value, f.size), []).append(a)
+                by_func.setdefault(f, []).append(a)
         ok: set[int] = set()
         keys = list(by_func)
         ranges = [(start, min(start + size, max(by_func[(start, size)]) + 16)) for start, size in keys]
         for k, stream in zip(keys, self.decode_ranges(ranges), strict=True):
-            starts = {i.addr for i in stream.insns}
-            ok.update(a for a in by_func[k] if a in starts)
+            ok.update(a for a in by_func[k] if stream.has_start(a))
         for a in loose:
             if a in self._sweep_for(a):
                 ok.add(a)
@@ -236,82 +275,156 @@ class X86_64(Backend):
         for base, code in self._exec_regions():
             if base <= addr < base + len(code):
                 if base not in self._sweeps:
-                    self._sweeps[base] = {a for a, _, _, _ in self._sweep_md.disasm_lite(code, base)}
+                    self._sweeps[base] = self._sweep(code, base)
                 return self._sweeps[base]
         return set()
 
+    def _disasm(self, code: bytes, base: int) -> tuple[list[Insn], dict[int, int]]:
+        """(capstone insn id, address, size) of every instruction capstone
+        decodes linearly from the start of ``code`` (stops at invalid bytes).
+
+        Goes through capstone's C ``cs_disasm`` and unpacks the returned
+        ``cs_insn`` array in bulk: the Python binding's per-instruction
+        objects cost ~10x more, which dominates for 10^5..10^6 instructions.
+        """
+        out: list[Insn] = []
+        targets: dict[int, int] = {}
+        pos = 0
+        n = len(code)
+        while pos < n:
+            ptr = ctypes.POINTER(capstone._cs_insn)()
+            chunk = code[pos : pos + _CHUNK]
+            cnt = capstone._cs.cs_disasm(self._md.csh, chunk, len(chunk), base + pos, 0, ctypes.byref(ptr))
+            if cnt <= 0:
+                break
+            try:
+                raw = ctypes.string_at(ptr, cnt * _INSN_SIZE)
+            finally:
+                capstone._cs.cs_free(ptr, cnt)
+            recs = list(_INSN_REC.iter_unpack(raw))
+            for k in _branch_indexes(recs):
+                # direct branch: keep its target (op_str is "0x...")
+                o = k * _INSN_SIZE + _OPSTR_OFF
+                op = raw[o : raw.index(b"\0", o)]
+                if op.startswith(b"0x"):
+                    targets[recs[k][1]] = int(op, 16)
+            out.extend(recs)
+            _, last_a, last_sz = recs[-1]
+            consumed = last_a + last_sz - (base + pos)
+            pos += consumed
+            if consumed < len(chunk) - 15:  # stopped on invalid bytes
+                break
+        return out, targets
+
+    def _sweep(self, code: bytes, base: int) -> set[int]:
+        """Linear sweep of a whole region, skipping undecodable bytes."""
+        starts: set[int] = set()
+        pos = 0
+        n = len(code)
+        while pos < n:
+            recs, _ = self._disasm(code[pos:], base + pos)
+            if recs:
+                starts.update(r[1] for r in recs)
+                pos = recs[-1][1] + recs[-1][2] - base
+            else:
+                pos += 1  # skip one undecodable byte
+        return starts
+
     def decode_ranges(self, ranges: list[tuple[int, int]]) -> list[Stream]:
-        """Decode every [start, end) range linearly.  All ranges go through
-        one capstone call over their concatenation (per-call overhead
-        dominates for many small functions); a range where decoding stops
-        or runs across its end is marked not ok and decoding restarts at
-        the next range."""
+        """Decode every [start, end) range linearly.
+
+        The ranges are concatenated and decoded by capstone in windows of
+        ~256 KiB (per-call overhead dominates for many small functions);
+        each range takes its slice of the result (by bisection).  A range
+        whose start is not an instruction boundary of the window's decode
+        (the previous range ran past its end) is decoded again on its own.
+        ``ok`` is False when decoding stopped inside the range or its last
+        instruction runs past its end."""
         img = self.image
         chunks: list[bytes] = []
         offs: list[int] = []
         pos = 0
         for start, end in ranges:
-            b = img.read(start, max(0, end - start)) if end > start else b""
-            if b is None:
-                b = b""
+            b = img.read(start, end - start) if end > start else None
+            b = b or b""
             offs.append(pos)
             chunks.append(b)
             pos += len(b)
         buf = b"".join(chunks)
-        streams = [Stream(s, s + len(c), [], True) for (s, _), c in zip(ranges, chunks, strict=True)]
+        streams = [Stream(r[0], r[1], [], True, 0) for r in ranges]
+        for st, c in zip(streams, chunks, strict=True):
+            if len(c) != st.end - st.start and st.end > st.start:
+                st.ok = False
         n = len(ranges)
         i = 0
         while i < n:
             if not chunks[i]:
-                if ranges[i][1] > ranges[i][0]:
-                    streams[i].ok = False
                 i += 1
                 continue
+            lo_off = offs[i]
+            window_end = max(lo_off + _WINDOW, lo_off + len(chunks[i]))
+            recs, btargets = self._disasm(buf[lo_off:window_end], lo_off)
+            addrs = [r[1] for r in recs]
+            decoded_end = recs[-1][1] + recs[-1][2] if recs else lo_off
             j = i
-            end_j = offs[j] + len(chunks[j])
-            expect = offs[j]
-            restart = n
-            for off, size, mn, ops in self._md.disasm_lite(buf[offs[i] :], offs[i]):
-                if off >= end_j:
+            restart = None
+            while j < n:
+                s0, e0 = offs[j], offs[j] + len(chunks[j])
+                if not chunks[j]:
                     j += 1
-                    while j < n and not chunks[j]:
-                        if ranges[j][1] > ranges[j][0]:
-                            streams[j].ok = False
-                        j += 1
-                    if j >= n:
-                        break
-                    end_j = offs[j] + len(chunks[j])
-                if off + size > end_j:  # runs across the end of range j
-                    streams[j].ok = False
-                    restart = j + 1
+                    continue
+                if e0 > window_end and j > i:
+                    restart = j  # not entirely inside this window
                     break
-                st = streams[j]
-                st.insns.append(Insn(st.start + off - offs[j], size, mn, ops))
-                expect = off + size
-            else:
-                # capstone stopped: end of buffer, or invalid bytes in range j
-                if j < n and expect < end_j:
+                k = bisect.bisect_left(addrs, s0)
+                if k == len(addrs) or addrs[k] != s0:
+                    if s0 >= decoded_end and j > i:
+                        restart = j  # decoding stopped before this range
+                        break
+                    if j > i:
+                        restart = j  # desynchronized: decode it on its own
+                        break
                     streams[j].ok = False
-                restart = j + 1
-            i = restart
+                    j += 1
+                    continue
+                h = bisect.bisect_left(addrs, e0, k)
+                st = streams[j]
+                st.insns = recs[k:h]
+                st.delta = st.start - s0
+                last_end = recs[h - 1][1] + recs[h - 1][2]
+                if last_end != e0:
+                    st.ok = False
+                st.btargets = btargets
+                j += 1
+                if last_end > e0:
+                    restart = j  # the next range starts inside this instruction
+                    break
+            i = restart if restart is not None else n
         return streams
 
-    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int, list[Insn]] | None:
-        idx = next((k for k, ins in enumerate(stream.insns) if ins.addr == site), None)
-        if idx is None:
+    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int] | None:
+        insns, d = stream.insns, stream.delta
+        idx = len(insns) - 1
+        while idx >= 0 and insns[idx][1] + d != site:
+            idx -= 1
+        if idx < 0:
             return None
-        run: list[Insn] = []
         total = 0
+        start = site
         k = idx - 1
-        while k >= 0 and stream.insns[k].mnemonic == "nop":
-            if total + stream.insns[k].size > MAX_SITE_PADDING:
+        while k >= 0 and insns[k][0] == _NOP:
+            if total + insns[k][2] > MAX_SITE_PADDING:
                 break
-            total += stream.insns[k].size
-            run.insert(0, stream.insns[k])
+            total += insns[k][2]
+            start = insns[k][1] + d
             k -= 1
-        if not run:
-            return None
-        return run[0].addr, total, run
+        return (start, total) if total else None
+
+    def branch_targets(self, stream: Stream) -> set[int]:
+        """Direct branch targets of the instructions of ``stream``."""
+        d = stream.delta
+        bt = stream.btargets
+        return {bt[r[1]] + d for r in stream.insns if r[0] in _BRANCH_IDS and r[1] in bt}
 
     def canonical_nops(self, n: int) -> bytes:
         out = b""
@@ -332,15 +445,3 @@ class X86_64(Backend):
         for _, _, mn, ops in self._md.disasm_lite(b, addr, 1):
             return f"{mn} {ops}".strip()
         return "invalid bytes " + b[:4].hex(" ")
-
-    @staticmethod
-    def direct_targets(stream: Stream) -> set[int]:
-        """Direct branch targets inside a decoded stream (for padding safety)."""
-        out = set()
-        for ins in stream.insns:
-            if (ins.mnemonic.startswith("j") or ins.mnemonic in ("call", "loop")) and ins.op_str.startswith(
-                "0x"
-            ):
-                with contextlib.suppress(ValueError):
-                    out.add(int(ins.op_str, 16))
-        return out
