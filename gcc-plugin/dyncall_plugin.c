@@ -398,6 +398,8 @@ static dyncall_key &key_of(tree decl)
 	return keys.back();
 }
 
+static bool is_atomic_builtin(gimple *stmt);
+
 /* The annotated key a memory reference reads or writes, or NULL_TREE. */
 static tree key_of_ref(tree ref)
 {
@@ -421,12 +423,55 @@ static tree key_of_ref(tree ref)
 	return NULL_TREE;
 }
 
-/* Key whose address ADDR (an ADDR_EXPR operand) is. */
+/* Key whose address ADDR is: &key, or an SSA copy of it (the C front end
+ * lowers atomic_store(&key, v) to "p = &key; __atomic_store_8(p, v, 5)"). */
 static tree key_of_addr(tree addr)
 {
-	if (!addr || TREE_CODE(addr) != ADDR_EXPR)
-		return NULL_TREE;
-	return key_of_ref(TREE_OPERAND(addr, 0));
+	for (int depth = 0; addr && depth < 4; depth++) {
+		if (TREE_CODE(addr) == ADDR_EXPR)
+			return key_of_ref(TREE_OPERAND(addr, 0));
+		if (TREE_CODE(addr) != SSA_NAME)
+			return NULL_TREE;
+		gimple *def = SSA_NAME_DEF_STMT(addr);
+		if (!is_gimple_assign(def) ||
+		    (!gimple_assign_single_p(def) &&
+		     !CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def))))
+			return NULL_TREE;
+		addr = gimple_assign_rhs1(def);
+	}
+	return NULL_TREE;
+}
+
+/* "p = &key" whose every use is the address operand of an atomic builtin:
+ * the builtins are handled (and judged) where they are. */
+static bool addr_only_feeds_atomics(gimple *stmt)
+{
+	tree lhs = gimple_get_lhs(stmt);
+	imm_use_iterator it;
+	gimple *use;
+
+	bool any = false;
+
+	if (!lhs || TREE_CODE(lhs) != SSA_NAME)
+		return false;
+	FOR_EACH_IMM_USE_STMT(use, it, lhs)
+	{
+		if (is_gimple_debug(use))
+			continue;
+		any = true;
+		if (is_gimple_assign(use) &&
+		    (gimple_assign_rhs_code(use) == SSA_NAME ||
+		     CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(use))) &&
+		    addr_only_feeds_atomics(use))
+			continue;
+		if (!is_atomic_builtin(use) || gimple_call_num_args(use) < 1 ||
+		    gimple_call_arg(use, 0) != lhs)
+			return false;
+		for (unsigned i = 1; i < gimple_call_num_args(use); i++)
+			if (gimple_call_arg(use, i) == lhs)
+				return false;
+	}
+	return any; /* an address nobody uses counts as taken */
 }
 
 static void mark_escaped(tree key, gimple *stmt, const char *why)
@@ -669,9 +714,8 @@ static bool site_is_fresh(gcall *call, site_source *src)
 		{
 			if (use == call || is_gimple_debug(use))
 				continue;
-			if (i + 1 < src->values.length() &&
-			    use == SSA_NAME_DEF_STMT(src->values[i + 1]))
-				continue; /* the next conversion in the chain */
+			if (i > 0 && use == SSA_NAME_DEF_STMT(src->values[i - 1]))
+				continue; /* the copy towards the call */
 			if (is_null_compare(use, v))
 				continue;
 			return false;
@@ -1036,6 +1080,15 @@ static unsigned int dyncall_gimple_execute(function *fun)
 							TREE_TYPE(lhs), stmt,
 							0);
 				}
+				gsi_next(&gsi);
+				continue;
+			}
+
+			/* p = &key feeding only atomic builtins. */
+			if (gimple_assign_single_p(stmt) &&
+			    key_of_addr(gimple_assign_rhs1(stmt)) &&
+			    TREE_CODE(gimple_assign_rhs1(stmt)) == ADDR_EXPR &&
+			    addr_only_feeds_atomics(stmt)) {
 				gsi_next(&gsi);
 				continue;
 			}
