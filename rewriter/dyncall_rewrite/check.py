@@ -248,9 +248,14 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                         ok = target is not None and bt == target and img.is_exec(bt)
                     else:
                         ok = bt == t.unpatched_target and (
-                            small_image or not (
-                                target is not None and kflags & abi.DYNCALL_KEY_CONST and img.is_exec(target)
-                                and be.encode_branch("jmp", e.tramp, target) is None))
+                            small_image
+                            or not (
+                                target is not None
+                                and kflags & abi.DYNCALL_KEY_CONST
+                                and img.is_exec(target)
+                                and be.encode_branch("jmp", e.tramp, target) is None
+                            )
+                        )
                     if ok and e.site:
                         br = be.decode_site(e.site) if img.is_exec(e.site, n_site) else None
                         ok = (
@@ -258,8 +263,10 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                             and br.op == ("call" if e.kind == 1 else "jmp")
                             and (br.target == e.tramp or (fl & RES and br.target == bt))
                             and be.site_alignment_problem(e.site, bool(e.func)) is None
-                            and (not e.func or (img.mapped(e.func) is not None
-                                                and 0 <= e.site - e.func <= MAX_FUNC_SPAN))
+                            and (
+                                not e.func
+                                or (img.mapped(e.func) is not None and 0 <= e.site - e.func <= MAX_FUNC_SPAN)
+                            )
                         )
                         if ok:
                             info.callers = [br]  # type: ignore[list-item]
@@ -474,8 +481,11 @@ def _check_overlaps(an: Analysis) -> None:
         if t is not None:
             k = seen_tramp.setdefault(e.tramp, e.index)
             if k != e.index:
-                diags.append(Diagnostic("DC031", e.tramp, f"site entries #{k} and #{e.index} share one"
-                                        " trampoline", e.index, T))
+                diags.append(
+                    Diagnostic(
+                        "DC031", e.tramp, f"site entries #{k} and #{e.index} share one trampoline", e.index, T
+                    )
+                )
                 info.valid = False
             else:
                 starts.append(e.tramp - 3)
@@ -485,8 +495,15 @@ def _check_overlaps(an: Analysis) -> None:
         for b in info.callers:
             k = seen_site.setdefault(b.addr, e.index)
             if k != e.index:
-                diags.append(Diagnostic("DC030", b.addr, f"site entries #{k} and #{e.index} describe the"
-                                        " same site", e.index, T))
+                diags.append(
+                    Diagnostic(
+                        "DC030",
+                        b.addr,
+                        f"site entries #{k} and #{e.index} describe the same site",
+                        e.index,
+                        T,
+                    )
+                )
                 info.valid = False
             elif b.patchable:
                 starts.append(b.addr)
@@ -498,9 +515,16 @@ def _check_overlaps(an: Analysis) -> None:
     for k in order:
         if starts[k] < prev_end and owners[k] is not owners[prev]:
             o, p = owners[k], owners[prev]
-            diags.append(Diagnostic("DC032", starts[k], f"{what[k]} of site entry #{o.entry.index}"
-                                    f" overlaps {what[prev]} of site entry #{p.entry.index}",
-                                    o.entry.index, T))
+            diags.append(
+                Diagnostic(
+                    "DC032",
+                    starts[k],
+                    f"{what[k]} of site entry #{o.entry.index}"
+                    f" overlaps {what[prev]} of site entry #{p.entry.index}",
+                    o.entry.index,
+                    T,
+                )
+            )
             o.valid = False
         if ends[k] > prev_end:
             prev_end, prev = ends[k], k

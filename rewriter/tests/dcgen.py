@@ -65,7 +65,9 @@ SITES = [
 KEYS = {"key_var": 0, "key_const": CONST, "key_esc": ESCAPES}
 
 
-def gen_asm(style: str, retpoline: bool, shared: bool, unit: str = "u1") -> str:
+def gen_asm(
+    style: str, retpoline: bool, shared: bool, unit: str = "u1", gcc_pad: int = 3, decoy: bool = False
+) -> str:
     out: list[str] = []
     w = out.append
     tramp_n = 0
@@ -100,7 +102,7 @@ def gen_asm(style: str, retpoline: bool, shared: bool, unit: str = "u1") -> str:
             if style == "gcc":
                 # rel32 4-byte aligned: call at 4k+3; deliberately non-canonical
                 # padding (three one-byte NOPs) for relax to canonicalize.
-                w("\t.p2align 2\n\tnop\n\tnop\n\tnop")
+                w("\t.p2align 2" + "\n\tnop" * gcc_pad)
             w(f"{label}:")
             w(f"\t{'call' if kind == 'call' else 'jmp'} {t}")
             if style == "gcc" or c == 0:
@@ -117,6 +119,25 @@ def gen_asm(style: str, retpoline: bool, shared: bool, unit: str = "u1") -> str:
         if kind == "call":
             w("\taddq $8, %rsp\n\tret")
         w(f"\t.size {fn}, .-{fn}")
+
+    if decoy:
+        # A call-to-trampoline byte pattern hidden in a movabs immediate: not
+        # an instruction (discovery must reject it; as a labelled site: DC024).
+        t = f"__dyncall_tramp.{unit}.{tramp_n}"
+        tramp_n += 1
+        w("\t.globl decoy_fn\n\t.type decoy_fn,@function\n\t.p2align 4\ndecoy_fn:\n.Lfunc_decoy_fn:")
+        w("\t.byte 0x48, 0xb8\n.Lsite_decoy:\n\t.byte 0xe8\n\t.long " + t + " - . - 4\n\t.byte 0, 0, 0")
+        w("\tret\n\t.size decoy_fn, .-decoy_fn")
+        entries.append(
+            (
+                ".Lsite_decoy" if style == "gcc" else "0",
+                t,
+                "key_var",
+                ".Lfunc_decoy_fn" if style == "gcc" else "0",
+                1,
+                FRESH,
+            )
+        )  # type: ignore[arg-type]
 
     if retpoline:
         w("\t.globl __dyncall_retpoline_r10\n\t.hidden __dyncall_retpoline_r10")
@@ -169,13 +190,15 @@ def build(
     link: str = "pie",
     strip: bool = False,
     debug: bool = True,
+    gcc_pad: int = 3,
+    decoy: bool = False,
 ) -> str:
     """Build the program; returns the path of the binary holding the tables."""
     work = out + ".d"
     os.makedirs(work, exist_ok=True)
     s = os.path.join(work, "sites.s")
     with open(s, "w") as f:
-        f.write(gen_asm(style, retpoline, link == "shared"))
+        f.write(gen_asm(style, retpoline, link == "shared", gcc_pad=gcc_pad, decoy=decoy))
     with open(os.path.join(work, "prog.c"), "w") as f:
         f.write(PROG_C)
     with open(os.path.join(work, "main.c"), "w") as f:
@@ -191,7 +214,7 @@ def build(
     run([CLANG, "-c", "-O1", *g, *pic, os.path.join(work, "main.c"), "-o", mo])
     ld = ["-fuse-ld=lld"]
     if link == "shared":
-        run([CLANG, *ld, "-shared", *objs, "-o", out])
+        run([CLANG, *ld, "-shared", f"-Wl,-soname,{os.path.basename(out)}", *objs, "-o", out])
         run([CLANG, *ld, mo, out, f"-Wl,-rpath,{os.path.dirname(os.path.abspath(out))}", "-o", out + ".main"])
     else:
         run([CLANG, *ld, "-pie" if link == "pie" else "-no-pie", *objs, mo, "-o", out])
@@ -207,15 +230,17 @@ def main() -> None:
     ap.add_argument("--link", choices=("pie", "nopie", "shared"), default="pie")
     ap.add_argument("--strip", action="store_true")
     ap.add_argument("--no-debug", action="store_true")
+    ap.add_argument("--gcc-pad", type=int, default=3, help="NOPs before GCC-style calls")
+    ap.add_argument("--decoy", action="store_true", help="add a fake site inside an immediate")
     ap.add_argument("--asm-only", action="store_true", help="print the assembly and exit")
     ap.add_argument("-o", "--output", required=False)
     a = ap.parse_args()
     if a.asm_only:
-        sys.stdout.write(gen_asm(a.style, a.retpoline, a.link == "shared"))
+        sys.stdout.write(gen_asm(a.style, a.retpoline, a.link == "shared", gcc_pad=a.gcc_pad, decoy=a.decoy))
         return
     if not a.output:
         ap.error("-o is required")
-    build(a.output, a.style, a.retpoline, a.link, a.strip, not a.no_debug)
+    build(a.output, a.style, a.retpoline, a.link, a.strip, not a.no_debug, a.gcc_pad, a.decoy)
 
 
 if __name__ == "__main__":

@@ -75,7 +75,8 @@ _CHUNK = 1 << 16
 _WINDOW = 1 << 18
 _NOP = x86_const.X86_INS_NOP
 _BRANCH_IDS = frozenset(
-    v for k, v in vars(x86_const).items()
+    v
+    for k, v in vars(x86_const).items()
     if k.startswith("X86_INS_J") or k in ("X86_INS_CALL", "X86_INS_LOOP", "X86_INS_LOOPE", "X86_INS_LOOPNE")
 )
 

@@ -1,0 +1,122 @@
+"""Shared fixtures: dyncall test binaries generated once per session from
+hand-written assembly (dcgen.py), plus helpers to locate and corrupt table
+fields."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import dcgen  # noqa: E402
+
+from dyncall_rewrite import abi  # noqa: E402
+from dyncall_rewrite.check import check  # noqa: E402
+from dyncall_rewrite.elf import Image, section  # noqa: E402
+
+HAVE_CLANG = shutil.which(dcgen.CLANG) is not None
+needs_clang = pytest.mark.skipif(not HAVE_CLANG, reason=f"{dcgen.CLANG} not found")
+
+VARIANTS = {
+    "clang-pie": dict(style="clang"),
+    "clang-nopie": dict(style="clang", link="nopie"),
+    "clang-shared": dict(style="clang", link="shared"),
+    "clang-retpoline": dict(style="clang", retpoline=True),
+    "clang-stripped": dict(style="clang", strip=True),
+    "gcc-pie": dict(style="gcc"),
+    "gcc-nopie": dict(style="gcc", link="nopie"),
+    "gcc-shared": dict(style="gcc", link="shared"),
+    "gcc-retpoline": dict(style="gcc", retpoline=True),
+    "gcc-stripped": dict(style="gcc", strip=True, debug=False),
+    "gcc-pad2": dict(style="gcc", gcc_pad=2),
+    "gcc-decoy": dict(style="gcc", decoy=True),
+    "clang-decoy": dict(style="clang", decoy=True),
+}
+GOOD = [v for v in VARIANTS if v not in ("gcc-pad2", "gcc-decoy", "clang-decoy")]
+
+
+@pytest.fixture(scope="session")
+def binaries(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
+    if not HAVE_CLANG:
+        pytest.skip(f"{dcgen.CLANG} not found")
+    root = tmp_path_factory.mktemp("bin")
+    cache: dict[str, str] = {}
+
+    def get(name: str) -> str:
+        if name not in cache:
+            cache[name] = dcgen.build(str(root / name), **VARIANTS[name])  # type: ignore[arg-type]
+        return cache[name]
+
+    return get
+
+
+def run_program(path: str, orig: str | None = None) -> str:
+    """Run the program built as ``orig`` (default ``path``) with ``path`` in
+    its place (for a shared object: ``orig``.main loads ``path``)."""
+    orig = orig or path
+    env = dict(os.environ)
+    exe = path
+    if os.path.exists(orig + ".main"):
+        d = path + ".run"
+        os.makedirs(d, exist_ok=True)
+        shutil.copy(path, os.path.join(d, os.path.basename(orig)))
+        env["LD_LIBRARY_PATH"] = d
+        exe = orig + ".main"
+    r = subprocess.run([exe], capture_output=True, text=True, env=env, timeout=30)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@dataclass
+class Mutable:
+    """A copy of a binary with helpers to poke table fields."""
+
+    path: str
+    img: Image
+
+    @classmethod
+    def copy(cls, src: str, dst: str) -> Mutable:
+        shutil.copy(src, dst)
+        return cls(dst, Image.load(dst))
+
+    def analysis(self):  # type: ignore[no-untyped-def]
+        return check(self.img)
+
+    def site_entry_addr(self, i: int) -> int:
+        sec = section(self.img, abi.DYNCALL_SITES_SECTION)
+        assert sec is not None
+        return sec.addr + i * abi.SITE_ENTRY_SIZE
+
+    def key_entry_addr(self, i: int) -> int:
+        sec = section(self.img, abi.DYNCALL_KEYS_SECTION)
+        assert sec is not None
+        return sec.addr + i * abi.KEY_ENTRY_SIZE
+
+    def write(self, vaddr: int, data: bytes) -> None:
+        off = self.img.offset(vaddr, len(data))
+        assert off is not None
+        with open(self.path, "r+b") as f:
+            f.seek(off)
+            f.write(data)
+
+    def read(self, vaddr: int, n: int) -> bytes:
+        b = self.img.read(vaddr, n)
+        assert b is not None
+        return b
+
+    def set_rel(self, field_addr: int, target: int) -> None:
+        """Point a self-relative int32 field at an absolute address."""
+        self.write(field_addr, struct.pack("<i", target - field_addr if target else 0))
+
+    def set_site(self, i: int, off: int, fmt: str, value: int) -> None:
+        self.write(self.site_entry_addr(i) + off, struct.pack("<" + fmt, value))
