@@ -48,9 +48,13 @@ namespace {
 constexpr llvm::StringLiteral AttrName = DYNCALL_ATTR_NAME;
 constexpr llvm::StringLiteral ExternKeyMarker = "dyncall-key:";
 
-/// The function-pointer type behind \p T, looking through typedefs, or null.
+/// Is \p T (through typedefs and _Atomic) a pointer to function?
 bool isFunctionPointer(QualType T) {
-  return !T.isNull() && T->isFunctionPointerType();
+  if (T.isNull())
+    return false;
+  if (const auto *AT = T->getAs<AtomicType>())
+    T = AT->getValueType();
+  return T->isFunctionPointerType();
 }
 
 /// True when \p D carries our annotation (explicit or propagated).

@@ -73,6 +73,7 @@ constexpr StringLiteral AnnotationName = DYNCALL_ATTR_NAME;
 constexpr StringLiteral ExternKeyMarker = "/* dyncall-key: ";
 constexpr StringLiteral StoresDoneFlag = "dyncall.stores";
 constexpr StringLiteral SitesDoneFlag = "dyncall.abi";
+constexpr StringLiteral RuntimeApiPrefix = "dyncall_"; // include/dyncall.h
 
 /// A key as the pass sees it: a variable (its address) or a type key (its
 /// descriptor). Either way the runtime identifies it by one address.
@@ -113,6 +114,7 @@ private:
   Constant *relative(Constant *Target, Constant *Entry, unsigned Field,
                      StructType *Ty);
   GlobalVariable *cellFor(Key &K);
+  void emitKeyEntry(Key &K);
   void emitKeyEntries();
   void emitRegistration();
 
@@ -541,9 +543,22 @@ void DynCallTransform::rewriteKeyUses(Key &K) {
     }
     if (isa<LoadInst>(I) || isa<ICmpInst>(I))
       continue;
+    // The runtime's public API (dyncall_set, dyncall_update,
+    // dyncall_key_info, ...) takes keys by address and never stores behind
+    // the runtime's back: not an escape (same rule as the GCC plugin).
+    if (auto *CB = dyn_cast<CallBase>(I); CB && CB->isArgOperand(U))
+      if (Function *Callee = CB->getCalledFunction();
+          Callee && Callee->isDeclaration() &&
+          Callee->getName().starts_with(RuntimeApiPrefix))
+        continue;
     if (auto *SI = dyn_cast<StoreInst>(I)) {
-      if (U->getOperandNo() == SI->getPointerOperandIndex() &&
-          SI->getValueOperand()->getType()->isPointerTy() &&
+      // Clang stores _Atomic pointers as pointer-sized integers.
+      Type *VT = SI->getValueOperand()->getType();
+      bool PointerSized =
+          VT->isPointerTy() ||
+          (VT->isIntegerTy() && M.getDataLayout().getTypeStoreSize(VT) ==
+                                    M.getDataLayout().getPointerSize());
+      if (U->getOperandNo() == SI->getPointerOperandIndex() && PointerSized &&
           U->get()->stripPointerCasts() == GV)
         Stores.push_back(SI);
       else
@@ -575,7 +590,10 @@ void DynCallTransform::rewriteKeyUses(Key &K) {
 
   for (StoreInst *SI : Stores) {
     IRBuilder<> B(SI);
-    auto *Call = B.CreateCall(Store, {GV, SI->getValueOperand()});
+    Value *V = SI->getValueOperand();
+    if (!V->getType()->isPointerTy())
+      V = B.CreateIntToPtr(V, Ptr);
+    auto *Call = B.CreateCall(Store, {GV, V});
     Call->setDebugLoc(SI->getDebugLoc());
     SI->eraseFromParent();
     ++NumStores;
@@ -586,8 +604,7 @@ void DynCallTransform::rewriteKeyUses(Key &K) {
   }
 }
 
-void DynCallTransform::emitKeyEntries() {
-  auto Emit = [&](Key &K) {
+void DynCallTransform::emitKeyEntry(Key &K) {
     uint16_t Flags = 0;
     if (K.Escapes)
       Flags |= DYNCALL_KEY_ESCAPES;
@@ -613,12 +630,14 @@ void DynCallTransform::emitKeyEntries() {
                 ConstantInt::get(Int8, DYNCALL_KIND_KEY),
                 ConstantInt::get(Int16, Flags), ConstantInt::get(Int32, 0)}));
     Used.push_back(Entry);
-  };
+}
+
+void DynCallTransform::emitKeyEntries() {
   for (auto &[GV, K] : VarKeys)
     if (K.Cell || K.Escapes || !GV->use_empty())
-      Emit(K);
+      emitKeyEntry(K);
   for (auto &E : TypeKeys)
-    Emit(E.second);
+    emitKeyEntry(E.second);
 }
 
 /// A COMDAT constructor/destructor pair per linked module (the GCC plugin
@@ -683,6 +702,11 @@ bool DynCallTransform::runSites() {
   for (Function &F : M)
     if (!F.isDeclaration())
       rewriteSites(F);
+  // Type keys first met here (only loaded for calls) get their entry too; a
+  // duplicate of one the store phase emitted is harmless (flags are OR-ed).
+  for (auto &E : TypeKeys)
+    if (E.second.Cell)
+      emitKeyEntry(E.second);
   if (Tramps)
     Asm += Tramps->sharedThunks(NeedRetpoline);
   if (!Asm.empty())
