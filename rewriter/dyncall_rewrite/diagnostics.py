@@ -34,7 +34,6 @@ CODES: dict[str, tuple[str, str]] = {
     "DC022": (ERROR, "site does not reach its trampoline"),
     "DC023": (ERROR, "compiler-labelled site's rel32 not 4-byte aligned"),
     "DC024": (ERROR, "site not at an instruction boundary"),
-    "DC025": (ERROR, "site's first two bytes straddle a cache line"),
     "DC026": (WARNING, "no call or jump reaches the trampoline"),
     "DC027": (WARNING, "trampoline reached by a branch the runtime cannot patch"),
     # Duplicates and overlaps

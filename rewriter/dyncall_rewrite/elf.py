@@ -14,6 +14,7 @@ import bisect
 import itertools
 import os
 import struct
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -260,14 +261,18 @@ def _layout(path: str, data: bytes) -> dict[str, Any]:
     if len(data) < 64:
         raise TruncatedError("file ends inside the ELF header", path=path)
     try:
-        cfg = lief.ELF.ParserConfig()
-        b = lief.ELF.parse(path, cfg)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            b = lief.ELF.parse(path)
     except Exception as e:  # LIEF raises on some malformed inputs
         raise NotELFError(f"malformed ELF ({e})", path=path) from None
     if b is None:
         raise NotELFError("malformed ELF: LIEF cannot parse it", path=path)
     try:
-        return _extract(path, data, b)
+        with warnings.catch_warnings():
+            # nanobind warns about out-of-range enum values in corrupted headers
+            warnings.simplefilter("ignore")
+            return _extract(path, data, b)
     except (ValueError, TypeError, OverflowError, MemoryError) as e:
         raise NotELFError(f"malformed ELF ({e})", path=path) from None
 

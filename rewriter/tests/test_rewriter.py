@@ -18,6 +18,11 @@ from dyncall_rewrite.elf import Image
 from dyncall_rewrite.relax import RelaxOptions, relax
 
 
+def rd(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     rc = main(list(argv))
     out, err = capsys.readouterr()
@@ -39,11 +44,11 @@ def test_check_passes(binaries, variant: str, capsys) -> None:
 def test_relax_golden(binaries, variant: str, tmp_path, capsys) -> None:
     path = binaries(variant)
     out = str(tmp_path / (os.path.basename(path) + ".relaxed"))
-    before = open(path, "rb").read()
+    before = rd(path)
     rc, o, e = cli(capsys, "relax", path, "-o", out)
     assert rc == 0, o + e
-    assert open(path, "rb").read() == before  # input untouched
-    after = open(out, "rb").read()
+    assert rd(path) == before  # input untouched
+    after = rd(out)
     assert len(after) == len(before)
     img = Image.load(path)
     # ELF header, program headers and section headers unchanged.
@@ -82,10 +87,7 @@ def test_relax_golden(binaries, variant: str, tmp_path, capsys) -> None:
         for s in an.sites:
             pad = img.read(s.entry.site - 3, 3)
             assert pad == b"\x90\x90\x90"
-            assert (
-                open(out, "rb").read()[img.offset(s.entry.site - 3) : img.offset(s.entry.site)]
-                == b"\x0f\x1f\x00"
-            )
+            assert rd(out)[img.offset(s.entry.site - 3) : img.offset(s.entry.site)] == b"\x0f\x1f\x00"
     # Idempotent.
     res2 = relax(Image.load(out))
     assert not res2.changed
@@ -100,7 +102,7 @@ def test_relax_in_place_and_no_change(binaries, tmp_path, capsys) -> None:
     assert os.stat(p).st_mode & 0o777 == 0o755
     assert run_program(p) == "11 20 20 12 7\n7\n"
     m1 = os.stat(p).st_mtime_ns
-    rc, o, e = cli(capsys, "relax", "--in-place", p)
+    rc, o, _e = cli(capsys, "relax", "--in-place", p)
     assert rc == 0 and "(0 writes)" in o
     assert os.stat(p).st_mtime_ns == m1  # nothing to do: file not rewritten
     assert not [f for f in os.listdir(tmp_path) if f.startswith(".dyncall-rewrite")]
@@ -125,7 +127,7 @@ def test_list_text_and_json(binaries, capsys) -> None:
     assert len(lines) == 5
     assert "call_twice+0x" in lines[3] and lines[3].count("0x") >= 3
     assert "key=key_const[CONST]" in lines[1]
-    rc, out, err = cli(capsys, "list", "--json", binaries("gcc-retpoline"))
+    rc, out, _err = cli(capsys, "list", "--json", binaries("gcc-retpoline"))
     assert rc == 0
     d = json.loads(out)
     assert d["arch"] == "x86_64" and len(d["sites"]) == 6
@@ -139,7 +141,7 @@ def test_check_json(binaries, capsys) -> None:
     rc, out, err = cli(capsys, "check", "--json", binaries("clang-nopie"))
     d = json.loads(out)
     assert rc == 0 and d["ok"] and d["sites"] == 5 and d["diagnostics"] == []
-    rc, out, err = cli(capsys, "check", "--json", binaries("clang-pie"), binaries("gcc-pie"))
+    rc, out, _err = cli(capsys, "check", "--json", binaries("clang-pie"), binaries("gcc-pie"))
     assert len(json.loads(out)) == 2
 
 
@@ -158,5 +160,5 @@ def test_no_tables(tmp_path, capsys) -> None:
     subprocess.run(["clang-19", str(c), "-o", exe], check=True)
     rc, out, err = cli(capsys, "check", exe)
     assert rc == 0 and "no dyncall tables" in out
-    rc, out, err = cli(capsys, "relax", "-o", exe + ".2", exe)
-    assert rc == 0 and open(exe, "rb").read() == open(exe + ".2", "rb").read()
+    rc, out, _err = cli(capsys, "relax", "-o", exe + ".2", exe)
+    assert rc == 0 and rd(exe) == rd(exe + ".2")
