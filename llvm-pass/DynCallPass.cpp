@@ -332,6 +332,9 @@ bool DynCallTransform::rewriteCall(CallBase &CB, LoadInst &Load, Key &K,
     return Missed("musttail calls cannot gain the static-chain argument");
   if (isa<CallBrInst>(CB))
     return Missed("callbr");
+  // The static chain is part of the C calling convention only.
+  if (CB.getCallingConv() != CallingConv::C)
+    return Missed("the call does not use the C calling convention");
   if (CB.hasOperandBundles())
     return Missed("the call carries operand bundles (e.g. kcfi)");
   FunctionType *FT = CB.getFunctionType();
