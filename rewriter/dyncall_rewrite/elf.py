@@ -22,6 +22,7 @@ import lief
 
 from dyncall_rewrite.errors import (
     InputIOError,
+    NoSectionHeadersError,
     NotELFError,
     TruncatedError,
     UnsupportedFormatError,
@@ -282,6 +283,13 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
     size = len(data)
     if hdr.program_header_offset + hdr.numberof_segments * 56 > size:
         raise TruncatedError("program headers extend beyond the end of the file", path=path)
+    shoff, shnum = hdr.section_header_offset, hdr.numberof_sections
+    if shoff == 0 or shnum == 0:
+        raise NoSectionHeadersError(
+            "no section headers (sstrip'ed?): the dyncall tables cannot be located", path=path
+        )
+    if shoff + shnum * 64 > size:
+        raise TruncatedError("section headers extend beyond the end of the file", path=path)
     segs = []
     for s in b.segments:
         if int(s.type) != PT_LOAD:

@@ -78,3 +78,10 @@ class InternalError(RewriteError):
     that does not pass check); the output is not written."""
 
     code = "DC908"
+
+
+class NoSectionHeadersError(RewriteError):
+    """No section headers: the tables cannot be located (the runtime finds
+    them through __start_/__stop_ symbols, which are gone too)."""
+
+    code = "DC909"

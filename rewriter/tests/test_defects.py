@@ -23,6 +23,11 @@ OFF_SITE, OFF_TRAMP, OFF_KEYCELL, OFF_FUNC = 0, 4, 8, 12
 OFF_VERSION, OFF_KIND, OFF_FLAGS = 16, 17, 18
 
 
+def _rd(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _an(m: Mutable):  # type: ignore[no-untyped-def]
     return check(m.img)
 
@@ -33,7 +38,7 @@ def d_version(m: Mutable) -> None:
 
 def d_table_size(m: Mutable) -> None:
     # sh_size of __dyncall_sites: not a multiple of 20.
-    data = open(m.path, "rb").read()
+    data = _rd(m.path)
     shoff = int.from_bytes(data[40:48], "little")
     shnum = int.from_bytes(data[60:62], "little")
     sec = section(m.img, abi.DYNCALL_SITES_SECTION)
@@ -232,12 +237,12 @@ def test_defect_reported(binaries, tmp_path, capsys, code, variant, inject, what
     assert line.startswith(m.path + ": 0x")
     if not warning:
         assert rc == 1 and f"error {code}:" in line
-        before = open(m.path, "rb").read()
+        before = _rd(m.path)
         rc = main(["relax", "--in-place", m.path])
         out, err = capsys.readouterr()
         assert rc == 1 and err.startswith("dyncall-rewrite: error: ") and "DC906" in err
         assert err.count("\n") == 1
-        assert open(m.path, "rb").read() == before
+        assert _rd(m.path) == before
     else:
         assert rc == 0 and f"warning {code}:" in line
         assert main(["check", "--werror", m.path]) == 1

@@ -17,6 +17,11 @@ from dyncall_rewrite.cli import main
 REWRITER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _rd(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     rc = main(list(argv))
     out, err = capsys.readouterr()
@@ -51,7 +56,7 @@ def test_missing_and_not_elf(tmp_path, capsys) -> None:
 
 
 def test_truncated(binaries, tmp_path, capsys) -> None:
-    data = open(binaries("gcc-pie"), "rb").read()
+    data = _rd(binaries("gcc-pie"))
     for n in (20, 63, 64, 200, len(data) // 3, len(data) // 2, len(data) - 100):
         p = tmp_path / f"t{n}"
         p.write_bytes(data[:n])
@@ -71,18 +76,18 @@ def test_truncated(binaries, tmp_path, capsys) -> None:
 )
 def test_foreign(binaries, tmp_path, capsys, off, data, code, text) -> None:
     p = patched(binaries("clang-pie"), str(tmp_path / "f"), off, data)
-    before = open(p, "rb").read()
+    before = _rd(p)
     err = expect_error(capsys, code, "check", p)
     assert text in err
     expect_error(capsys, code, "relax", "--in-place", p)
-    assert open(p, "rb").read() == before
+    assert _rd(p) == before
 
 
 def test_output_errors(binaries, tmp_path, capsys) -> None:
     src = binaries("clang-pie")
-    before = open(src, "rb").read()
+    before = _rd(src)
     expect_error(capsys, "DC907", "relax", src, "-o", str(tmp_path / "no" / "such" / "dir"))
-    assert open(src, "rb").read() == before
+    assert _rd(src) == before
     ro = tmp_path / "ro"
     ro.mkdir()
     p = shutil.copy(src, ro / "x")
