@@ -1075,7 +1075,11 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				} else {
 					walk_tree(gimple_assign_lhs_ptr(stmt),
 						  find_escapes, stmt, NULL);
-					if (AGGREGATE_TYPE_P(TREE_TYPE(lhs)))
+					/* A clobber or "= {}" writes no target. */
+					if (AGGREGATE_TYPE_P(TREE_TYPE(lhs)) &&
+					    !gimple_clobber_p(stmt) &&
+					    !(TREE_CODE(rhs) == CONSTRUCTOR &&
+					      CONSTRUCTOR_NELTS(rhs) == 0))
 						escape_fields_of(
 							TREE_TYPE(lhs), stmt,
 							0);
