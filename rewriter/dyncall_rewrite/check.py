@@ -228,6 +228,28 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
     RES, RETP, TK = abi.DYNCALL_SITE_RESOLVED, abi.DYNCALL_SITE_RETPOLINE, abi.DYNCALL_SITE_TYPE_KEY
     keys = an.keys
     keyctx: dict[int, tuple[int, int | None]] = {}
+    by_addr: dict[int, Key] = {}
+    by_sym: dict[str, Key] = {}
+    for k in keys.values():
+        if k.address.known:
+            by_addr.setdefault(k.address.value, k)
+        elif k.address.symbol:
+            by_sym.setdefault(k.address.symbol, k)
+    other_cells: dict[int, Key | None] = {}
+
+    def lookup_key(cell: int) -> Key | None:
+        """The key of a site whose key cell is not the one of a key entry
+        (compilers may emit a cell per site): match the key's address, or
+        the symbol the loader binds the cell to."""
+        if cell in other_cells:
+            return other_cells[cell]
+        k = None
+        if img.mapped(cell, 8) is not None and img.is_writable(cell, 8) and not cell % 8:
+            pv = img.pointer(cell)
+            k = by_addr.get(pv.value) if pv.known else by_sym.get(pv.symbol or "")
+        other_cells[cell] = k
+        return k
+
     n_site = be.site_size
     small_image = img.segments[-1].end - img.segments[0].vaddr < 1 << 31 if img.segments else True
     for e in entries:
@@ -235,7 +257,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
         an.sites.append(info)
         fl = e.flags
         if e.version == V and (e.kind == 1 or e.kind == 2) and not fl & BAD_FLAGS:
-            key = keys.get(e.keycell)
+            key = keys.get(e.keycell) or lookup_key(e.keycell)
             t = fast_tramp(e.tramp, thunk) if key is not None else None
             if t is not None and not (fl & RETP and t.slow == "plain") and key is not None:
                 kc = keyctx.get(e.keycell)
@@ -314,9 +336,23 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
             )
 
         # Key.
-        key = info.key = an.keys.get(e.keycell)
+        key = info.key = keys.get(e.keycell) or lookup_key(e.keycell)
         if key is None:
-            err("DC042", e.addr, f"key cell 0x{e.keycell:x} of {where} has no __dyncall_keys entry", info)
+            pv = img.pointer(e.keycell)
+            what = f"key 0x{pv.value:x}" if pv.known else f"key {pv.symbol}" if pv.symbol else "key"
+            err(
+                "DC042",
+                e.addr,
+                f"{what} of {where} (key cell 0x{e.keycell:x}) has no __dyncall_keys entry",
+                info,
+            )
+        elif key.cell != e.keycell and (not img.is_writable(e.keycell, 8) or e.keycell % 8):
+            err(
+                "DC040",
+                e.keycell,
+                f"key cell of {where} is not an aligned pointer in writable (RELRO) data",
+                info,
+            )
         else:
             st = bool(e.flags & abi.DYNCALL_SITE_TYPE_KEY)
             kt = bool(key.flags & abi.DYNCALL_KEY_TYPE)
