@@ -43,7 +43,11 @@ _PAD_JMP = TRAMP_PAD + b"\xe9"
 TRAMP_ALIGN = 8
 TRAMP_ENTRY_MOD = 3  # entry at 8k+3: rel32 at 8k+4
 BRANCH_SIZE = 5  # e8/e9 + rel32
-MAX_SITE_PADDING = 3  # aligning a rel32 to 4 needs at most 3 bytes
+# The GCC plugin pads a site with `.p2align 2` (0-3 bytes of assembler NOP
+# fill) followed by a 3-byte NOP, so its padding is the run of NOP
+# instructions of at most 6 bytes right before the call (nothing can be
+# emitted between them: no label, hence no branch target, inside).
+MAX_SITE_PADDING = 6
 
 # Canonical NOPs (Intel SDM vol. 2B, "NOP": recommended multi-byte sequence).
 CANONICAL_NOPS = {
