@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import struct
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pytest
 
@@ -19,10 +17,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import dcgen  # noqa: E402
-
-from dyncall_rewrite import abi  # noqa: E402
-from dyncall_rewrite.check import check  # noqa: E402
-from dyncall_rewrite.elf import Image, section  # noqa: E402
+from defects import Mutable  # noqa: E402,F401
 
 HAVE_CLANG = shutil.which(dcgen.CLANG) is not None
 needs_clang = pytest.mark.skipif(not HAVE_CLANG, reason=f"{dcgen.CLANG} not found")
@@ -75,48 +70,3 @@ def run_program(path: str, orig: str | None = None) -> str:
     r = subprocess.run([exe], capture_output=True, text=True, env=env, timeout=30)
     assert r.returncode == 0, r.stderr
     return r.stdout
-
-
-@dataclass
-class Mutable:
-    """A copy of a binary with helpers to poke table fields."""
-
-    path: str
-    img: Image
-
-    @classmethod
-    def copy(cls, src: str, dst: str) -> Mutable:
-        shutil.copy(src, dst)
-        return cls(dst, Image.load(dst))
-
-    def analysis(self):  # type: ignore[no-untyped-def]
-        return check(self.img)
-
-    def site_entry_addr(self, i: int) -> int:
-        sec = section(self.img, abi.DYNCALL_SITES_SECTION)
-        assert sec is not None
-        return sec.addr + i * abi.SITE_ENTRY_SIZE
-
-    def key_entry_addr(self, i: int) -> int:
-        sec = section(self.img, abi.DYNCALL_KEYS_SECTION)
-        assert sec is not None
-        return sec.addr + i * abi.KEY_ENTRY_SIZE
-
-    def write(self, vaddr: int, data: bytes) -> None:
-        off = self.img.offset(vaddr, len(data))
-        assert off is not None
-        with open(self.path, "r+b") as f:
-            f.seek(off)
-            f.write(data)
-
-    def read(self, vaddr: int, n: int) -> bytes:
-        b = self.img.read(vaddr, n)
-        assert b is not None
-        return b
-
-    def set_rel(self, field_addr: int, target: int) -> None:
-        """Point a self-relative int32 field at an absolute address."""
-        self.write(field_addr, struct.pack("<i", target - field_addr if target else 0))
-
-    def set_site(self, i: int, off: int, fmt: str, value: int) -> None:
-        self.write(self.site_entry_addr(i) + off, struct.pack("<" + fmt, value))
