@@ -581,6 +581,14 @@ void DynCallTransform::rewriteKeyUses(Key &K) {
           Work.push_back(&UU);
       continue;
     }
+    // The runtime's own API (dyncall_update(&key), dyncall_key_info(&key),
+    // dyncall_set(&key, f)) stores through the runtime or not at all.
+    if (auto *Call = dyn_cast<CallBase>(I))
+      if (Function *Callee = Call->getCalledFunction();
+          Callee && Callee->isDeclaration() &&
+          (Callee->getName().starts_with("dyncall_") ||
+           Callee->getName().starts_with("__dyncall_")))
+        continue;
     if (auto *II = dyn_cast<IntrinsicInst>(I)) {
       if (II->isLifetimeStartOrEnd() || isa<DbgInfoIntrinsic>(II) ||
           II->getIntrinsicID() == Intrinsic::var_annotation)
@@ -670,6 +678,21 @@ void DynCallTransform::emitRegistration() {
     F->setComdat(M.getOrInsertComdat(Name));
     F->addFnAttr(Attribute::NoUnwind);
     F->addFnAttr(Attribute::NoInline);
+    // aarch64 -mbranch-protection: .init_array calls these indirectly, so
+    // they need the module's BTI landing pad (and its PAC, like the rest).
+    auto ModFlag = [&](StringRef N) {
+      auto *C = mdconst::extract_or_null<ConstantInt>(M.getModuleFlag(N));
+      return C && C->getZExtValue();
+    };
+    if (ModFlag("branch-target-enforcement"))
+      F->addFnAttr("branch-target-enforcement");
+    if (ModFlag("sign-return-address")) {
+      F->addFnAttr("sign-return-address",
+                   ModFlag("sign-return-address-all") ? "all" : "non-leaf");
+      F->addFnAttr("sign-return-address-key",
+                   ModFlag("sign-return-address-with-bkey") ? "b_key"
+                                                            : "a_key");
+    }
     IRBuilder<> B(BasicBlock::Create(Ctx, "", F));
     B.CreateCall(M.getOrInsertFunction(Callee, RegFT), Args);
     B.CreateRetVoid();

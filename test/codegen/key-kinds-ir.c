@@ -70,6 +70,11 @@ int atomic_used(int v) { handler_t f = atomic_key; seen = f; return f(v) * 2; }
 // CHECK: call void @publish(ptr {{.*}}@escapes)
 void stores(void) { plain = fast; atomic_store(&atomic_key, fast); publish(&escapes); }
 
+// Passing a key to the runtime's API does not let it escape: `plain` keeps
+// flags 0 above.
+int dyncall_update(void *key);
+void resync(void) { dyncall_update(&plain); }
+
 // An atomic exchange stays, followed by a resync.
 // CHECK-LABEL: define {{.*}} @exchange(
 // CHECK: atomicrmw xchg ptr @atomic_key, i64 ptrtoint (ptr @fast to i64) seq_cst
