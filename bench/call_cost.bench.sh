@@ -3,7 +3,7 @@
 # calls, in a -mretpoline build and in a plain build (see call_cost.c).
 #
 # Environment: BUILD_DIR (default build), CALL_COST_BUILDS ("retpoline plain"),
-# CALL_COST_ARGS ("<iters> <reps>", default "20000000 7"), CC (clang-19).
+# CALL_COST_ARGS ("<iters> <reps>", default "2000000 41"), CC (clang-19).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")

@@ -7,8 +7,10 @@
  *   retpoline indirect  x = plain_fp(x), built with -mretpoline
  * all in this one process (see call_cost.h for how it is built).
  *
- * Each variant runs ITERS calls, REPS times, interleaved; the minimum is
- * reported (the least disturbed run). Usage: call_cost [iters] [reps]
+ * Each variant runs ITERS calls (default 2,000,000), REPS times (default 41),
+ * interleaved; the minimum is reported. Many short runs rather than a few
+ * long ones: on a shared machine a run of a few milliseconds often goes
+ * undisturbed, a run of a second rarely does. Usage: call_cost [iters] [reps]
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -69,8 +71,8 @@ static int site_state(const struct dyncall_site_info *info, void *arg)
 
 int main(int argc, char **argv)
 {
-	long iters = argc > 1 ? atol(argv[1]) : 20000000;
-	int reps = argc > 2 ? atoi(argv[2]) : 7;
+	long iters = argc > 1 ? atol(argv[1]) : 2000000;
+	int reps = argc > 2 ? atoi(argv[2]) : 41;
 	struct variant v[] = {
 		{ "direct", loop_direct, 0 },
 		{ "dyncall", loop_dyncall, 0 },
