@@ -82,7 +82,7 @@ static int protect(uintptr_t lo, uintptr_t hi, int prot)
 	int tries = prot == ARCH_TEXT_PROT ? MPROTECT_TRIES : 1;
 
 	for (int i = 0; i < tries; i++)
-		if (!mprotect((void *)lo, hi - lo, prot))
+		if (!mprotect((void *)lo, hi - lo, ARCH_PROT(lo, prot)))
 			return 0;
 	return -errno;
 }
@@ -201,7 +201,16 @@ static void close_spans(const uintptr_t *lo, const uintptr_t *hi, size_t n)
  * only we write text, under the lock. */
 static void do_step(const struct arch_step *s)
 {
-	if (s->atomic) {
+	if (s->atomic && ARCH_STORE_WORD == 4) {
+		/* aarch64, ppc64le: one aligned 32-bit store of the word that
+		 * holds the instruction (arch_branch_plan: addr 4-aligned) */
+		uintptr_t w = s->addr & ~(uintptr_t)3;
+		_Atomic uint32_t *wp = (_Atomic uint32_t *)w;
+		uint32_t v = atomic_load_explicit(wp, memory_order_relaxed);
+
+		memcpy((char *)&v + (s->addr - w), s->bytes, s->len);
+		atomic_store_explicit(wp, v, memory_order_release);
+	} else if (s->atomic) {
 		uintptr_t q = s->addr & ~(uintptr_t)7;
 		_Atomic uint64_t *qp = (_Atomic uint64_t *)q;
 		uint64_t v = atomic_load_explicit(qp, memory_order_relaxed);

@@ -191,7 +191,7 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 			atomic_store(&s->calls[0].addr, site);
 		else
 			s->status = DYNCALL_ERR_BYTES; /* trampoline only */
-	} else if (e->kind == DYNCALL_KIND_CALL) {
+	} else if (e->kind == DYNCALL_KIND_CALL && ARCH_HAS_DISCOVERY) {
 		s->disc_thunk = 1; /* wanted; dc_disc_thunks() makes it */
 	}
 }

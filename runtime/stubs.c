@@ -83,9 +83,9 @@ static struct region *region_new(uintptr_t lo, uintptr_t hi)
 	}
 	r->base = (uintptr_t)p;
 	arch_emit_region_header(hdr, r->base);
-	memset(p, 0xcc, REGION_SIZE); /* int3 everywhere unused */
+	memset(p, ARCH_FILL_BYTE, REGION_SIZE); /* a trap everywhere unused */
 	memcpy(p, hdr, sizeof(hdr));
-	if (mprotect(p, REGION_SIZE, ARCH_TEXT_PROT)) {
+	if (mprotect(p, REGION_SIZE, ARCH_PROT(r->base, ARCH_TEXT_PROT))) {
 		munmap(p, REGION_SIZE);
 		dc_free(r, sizeof(*r));
 		return NULL;

@@ -14,7 +14,8 @@
 #   %plugin_dir %build_dir %src_root %python
 #   %qemu_aarch64 %qemu_ppc64le            qemu-user with the cross sysroot
 # Features: x86_64, qemu-aarch64, qemu-ppc64le, gcc-plugin, gcc11-plugin,
-#   gcc-plugin-aarch64, gcc-plugin-ppc64le, lld, lief, dyncall-clang-plugin,
+#   gcc-plugin-aarch64, gcc-plugin-ppc64le, dyncall-runtime-aarch64,
+#   dyncall-runtime-ppc64le, lld, lief, dyncall-clang-plugin,
 #   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff.
 
 import os
@@ -126,6 +127,8 @@ for arch, triple, loader in (
         features.add("qemu-" + arch)
     if have(os.path.join(plugins, f"dyncall_gcc-{triple}.so")):
         features.add("gcc-plugin-" + arch)
+    if have(os.path.join(libdir, triple, "libdyncall.so")):
+        features.add("dyncall-runtime-" + arch)  # cmake/DynCallCross.cmake
 if have(gcc_plugin):
     features.add("gcc-plugin")
 if have(os.path.join(plugins, "dyncall_gcc11.so")):

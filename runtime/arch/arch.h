@@ -26,8 +26,29 @@
 
 #if defined(__x86_64__)
 #include "x86_64.h"
+#elif defined(__aarch64__) && defined(__LP64__)
+#include "aarch64.h"
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__) && \
+	defined(_CALL_ELF) && _CALL_ELF == 2
+#include "ppc64le.h"
 #else
-#error "dyncall runtime: unsupported architecture (x86_64 only so far)"
+#error "dyncall runtime: unsupported architecture (x86_64, aarch64, ppc64le ELFv2)"
+#endif
+
+/* Defaults an arch header may override. */
+#ifndef ARCH_STORE_WORD
+#define ARCH_STORE_WORD 8 /* width of an atomic step's store (bytes)   */
+#endif
+#ifndef ARCH_FILL_BYTE
+#define ARCH_FILL_BYTE 0xcc /* unused generated-code bytes (a trap)    */
+#endif
+#ifndef ARCH_PROT
+/* The protection to pass to mprotect for text at addr (aarch64 adds
+ * PROT_BTI where the pages are BTI-guarded). */
+#define ARCH_PROT(addr, prot) (prot)
+#endif
+#ifndef ARCH_HAS_DISCOVERY
+#define ARCH_HAS_DISCOVERY 1 /* Clang CALL sites are discovered at run time */
 #endif
 
 /* Kinds of patchable branches. */

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * aarch64 implementation of the arch contract (arch.h): B/BL imm26
+ * branches written with one aligned 32-bit store, cache maintenance, and
+ * the instructions of generated stubs.
+ *
+ * Why one store is enough.  The Arm ARM (B2.2.5, "Concurrent modification
+ * and execution of instructions") lets software replace one of B, BL, NOP,
+ * BRK, SVC, HVC, SMC, ISB with another of that set while other threads may
+ * execute it: they observe either the old or the new instruction.  Every
+ * patch point here is a B or BL and stays one, so every write is a single
+ * naturally aligned 32-bit store (ARCH_STORE_WORD), followed by
+ *     DC CVAU; DSB ISH; IC IVAU; DSB ISH; ISB    (arch_flush_icache)
+ * on the written line, and, once per batch, by the generic code's
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE), which makes
+ * every other thread of the process execute a context synchronization
+ * event before it returns.
+ *
+ * Register use on the patched paths (AAPCS64): x18 holds the loaded
+ * pointer (the static chain, as LLVM and GCC use it on Linux); x16/x17
+ * (IP0/IP1) are free at any call boundary, so generated code uses only
+ * them.  A trampoline is reached by `bl tramp` (or `b tramp`) and everything
+ * it branches to by direct branches, except the final jump to a target out
+ * of range, which is `br x16`: accepted by a `bti c` landing pad.
+ *
+ * BTI.  Generated code is only entered by direct branches (B/BL), which BTI
+ * does not check, so it carries no landing pads and its regions are mapped
+ * with PROT_BTI whenever the CPU has BTI.  The only indirect entries are
+ * the runtime's own dc_aarch64_{discover,report}_entry (aarch64.S, reached by
+ * `br x16` from a region header): they start with `bti c`.  When a module's
+ * text is made writable for a patch and then R-X again, PROT_BTI is kept
+ * exactly when the module is BTI-marked (its PT_GNU_PROPERTY note), as the
+ * kernel and ld.so mapped it: dropping it would silently unguard the
+ * module, adding it would fault on its unmarked indirect targets.
+ *
+ * PAC.  Trampolines, stubs and thunks are tail branches: they neither
+ * sign, authenticate nor change x30, so pointer authentication of return
+ * addresses (-mbranch-protection=pac-ret) is unaffected.  The assembly
+ * entries save x30 around a C call and restore it unchanged.
+ */
+#include <link.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../internal.h"
+#include "arch.h"
+
+/* Instructions, with their assembly. */
+#define INSN_B 0x14000000u       /* b <imm26>                         */
+#define INSN_BL 0x94000000u      /* bl <imm26>                        */
+#define MASK_B 0xfc000000u       /* opcode bits of b/bl               */
+#define IMM26 0x03ffffffu
+#define INSN_B_NEXT 0x14000001u  /* b .+4 (an unpatched trampoline)   */
+#define INSN_NOP 0xd503201fu     /* nop                               */
+#define INSN_MOV_X16_X18 0xaa1203f0u /* mov x16, x18 (orr x16, xzr, x18) */
+#define INSN_BR_X16 0xd61f0200u  /* br x16                            */
+#define INSN_CMP_X16_X18 0xeb12021fu /* cmp x16, x18 (subs xzr, x16, x18) */
+#define INSN_LDR_LIT 0x58000000u /* ldr x<t>, <imm19>  (64-bit literal) */
+#define INSN_ADR 0x10000000u     /* adr x<d>, <imm21>                 */
+#define INSN_BNE 0x54000001u     /* b.ne <imm19>                      */
+#define INSN_UDF 0x00000000u     /* udf #0                            */
+#define REG_X16 16
+#define REG_X17 17
+
+/* Region header layout (offsets from the region base). */
+#define HDR_DISC 0         /* ldr x16, lit_disc;   br x16         */
+#define HDR_REPORT 16      /* ldr x16, lit_report; br x16         */
+#define HDR_LIT_DISC 32    /* .quad dc_aarch64_discover_entry     */
+#define HDR_LIT_REPORT 40  /* .quad dc_aarch64_report_entry       */
+
+/* Stub layout: code first, literals at STUB_LIT. */
+#define STUB_LIT 40      /* .quad target                          */
+#define STUB_LIT_SITE 48 /* .quad site (checking mode)            */
+
+/* Discovery thunk layout. */
+#define THUNK_LIT 8      /* .quad site                            */
+
+#ifndef PROT_BTI
+#define PROT_BTI 0x10
+#endif
+#ifndef HWCAP2_BTI
+#define HWCAP2_BTI (1UL << 17)
+#endif
+#ifndef GNU_PROPERTY_AARCH64_FEATURE_1_AND
+#define GNU_PROPERTY_AARCH64_FEATURE_1_AND 0xc0000000u
+#define GNU_PROPERTY_AARCH64_FEATURE_1_BTI 1u
+#endif
+#ifndef PT_GNU_PROPERTY
+#define PT_GNU_PROPERTY 0x6474e553
+#endif
+#ifndef NT_GNU_PROPERTY_TYPE_0
+#define NT_GNU_PROPERTY_TYPE_0 5
+#endif
+
+/* In aarch64.S. */
+void dc_aarch64_discover_entry(void) DC_HIDDEN;
+void dc_aarch64_report_entry(void) DC_HIDDEN;
+
+static uint32_t insn_at(uintptr_t at)
+{
+	return __atomic_load_n((const uint32_t *)at, __ATOMIC_RELAXED);
+}
+
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	return (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
+/* b/bl from `at` to `dest`: the imm26 field reaches +-128 MiB. */
+static bool fits26(uintptr_t at, uintptr_t dest)
+{
+	int64_t d = (int64_t)(dest - at);
+
+	return !(d & 3) && d >= -(1L << 27) && d < (1L << 27);
+}
+
+static uint32_t enc_b(uint32_t opc, uintptr_t at, uintptr_t dest)
+{
+	return opc | ((uint32_t)((int64_t)(dest - at) >> 2) & IMM26);
+}
+
+static uint32_t enc_imm19(uint32_t opc, uintptr_t at, uintptr_t dest)
+{
+	return opc | (((uint32_t)((int64_t)(dest - at) >> 2) & 0x7ffff) << 5);
+}
+
+static uint32_t enc_adr(unsigned rd, uintptr_t at, uintptr_t dest)
+{
+	uint32_t off = (uint32_t)(int64_t)(dest - at);
+
+	return INSN_ADR | ((off & 3) << 29) | (((off >> 2) & 0x7ffff) << 5) |
+	       rd;
+}
+
+bool arch_branch_reaches(uintptr_t at, uintptr_t dest)
+{
+	return fits26(at, dest);
+}
+
+bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest)
+{
+	uint32_t i = insn_at(at);
+
+	if ((i & MASK_B) != (op == ARCH_OP_CALL ? INSN_BL : INSN_B))
+		return false;
+	*dest = at + (sext(i & IMM26, 26) << 2);
+	return true;
+}
+
+/*
+ * Retarget the b/bl at `at` (a trampoline's patchable branch, or a site).
+ *
+ *   before:  000101 <imm26 to cur>      b cur        (bl: 100101 ...)
+ *   after:   000101 <imm26 to want>     b want
+ *
+ * Writes, in order:
+ *   1. one aligned 32-bit store of the new instruction (B stays B, BL
+ *      stays BL: the Arm concurrent-modification rule allows it);
+ *   2. DC CVAU; DSB ISH; IC IVAU; DSB ISH; ISB on its line (do_step);
+ *      -- sync cores: membarrier SYNC_CORE, once per batch (generic) --
+ * A destination out of imm26 reach is refused (DYNCALL_ERR_RANGE): the
+ * generic code routes such targets through a far stub.
+ */
+int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
+		     uintptr_t want, struct arch_step steps[ARCH_MAX_STEPS])
+{
+	uint32_t opc = op == ARCH_OP_CALL ? INSN_BL : INSN_B;
+	uint32_t insn;
+
+	(void)cur;
+	if (at & 3)
+		return DYNCALL_ERR_ALIGN;
+	if (!fits26(at, want))
+		return DYNCALL_ERR_RANGE;
+	insn = enc_b(opc, at, want);
+	if (insn == insn_at(at))
+		return 0;
+	steps[0] = (struct arch_step){ .addr = at, .len = 4, .atomic = true };
+	memcpy(steps[0].bytes, &insn, 4);
+	return 1;
+}
+
+/*
+ * An unpatched trampoline (abi.h):
+ *   tramp:  14000001   b slow
+ *   slow:   aa1203f0   mov x16, x18
+ *           d61f0200   br x16
+ */
+uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
+{
+	*retpoline = false;
+	if (tramp & 3 || insn_at(tramp) != INSN_B_NEXT ||
+	    insn_at(tramp + 4) != INSN_MOV_X16_X18 ||
+	    insn_at(tramp + 8) != INSN_BR_X16)
+		return 0;
+	return tramp + 4;
+}
+
+/* Discovery's proof: the instruction before the return address is
+ * `bl tramp`.  Trampolines are hidden and only ever reached by direct
+ * branches, so that bl is the call that just ran. */
+bool arch_call_before(uintptr_t ret, uintptr_t tramp)
+{
+	uintptr_t dest;
+
+	return !(ret & 3) &&
+	       arch_branch_read(ret - ARCH_CALL_LEN, ARCH_OP_CALL, &dest) &&
+	       dest == tramp;
+}
+
+/* A tiny assembler over a buffer that knows where it will live. */
+struct emit {
+	uint8_t *buf;
+	uintptr_t at;
+	size_t n;
+};
+
+static uintptr_t pc(const struct emit *e)
+{
+	return e->at + e->n;
+}
+
+static void put32(struct emit *e, uint32_t insn)
+{
+	memcpy(e->buf + e->n, &insn, 4);
+	e->n += 4;
+}
+
+static void put64(struct emit *e, uint64_t v)
+{
+	memcpy(e->buf + e->n, &v, 8);
+	e->n += 8;
+}
+
+static void pad_to(struct emit *e, size_t off)
+{
+	while (e->n < off)
+		put32(e, INSN_UDF);
+}
+
+/*
+ * Shared entries of a region, reached by `b` from its stubs and thunks:
+ *   +0   disc:    ldr x16, lit_disc   ; br x16     (x17 = site)
+ *   +16  report:  ldr x16, lit_report ; br x16     (x17 = &stub literal)
+ *   +32  lit_disc:    .quad dc_aarch64_discover_entry
+ *   +40  lit_report:  .quad dc_aarch64_report_entry
+ * The entries are in libdyncall's text (any distance away); they start
+ * with `bti c`, which accepts `br x16`.
+ */
+size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
+{
+	struct emit e = { buf, at, 0 };
+
+	pad_to(&e, HDR_DISC);
+	put32(&e, enc_imm19(INSN_LDR_LIT | REG_X16, pc(&e), at + HDR_LIT_DISC));
+	put32(&e, INSN_BR_X16);
+	pad_to(&e, HDR_REPORT);
+	put32(&e, enc_imm19(INSN_LDR_LIT | REG_X16, pc(&e),
+			    at + HDR_LIT_REPORT));
+	put32(&e, INSN_BR_X16);
+	pad_to(&e, HDR_LIT_DISC);
+	put64(&e, (uintptr_t)dc_aarch64_discover_entry);
+	put64(&e, (uintptr_t)dc_aarch64_report_entry);
+	pad_to(&e, ARCH_REGION_HEADER);
+	return e.n;
+}
+
+/*
+ * Guard stub for target T (immutable once published), entered by a direct
+ * branch from a trampoline or a site, x18 = the loaded pointer:
+ *     58000150   ldr x16, lit           x16 = T
+ *     eb12021f   cmp x16, x18
+ *     54xxxxx1   b.ne slow
+ *     14xxxxxx   b T                    (br x16 when T is out of reach)
+ *   slow:
+ *     aa1203f0   mov x16, x18           plain: the unpatched slow path
+ *     d61f0200   br x16
+ *   or, checking mode:
+ *     10xxxxx1   adr x17, lit
+ *     14xxxxxx   b report               (region header)
+ *   lit: .quad T ; .quad site
+ * The check and the jump are in the same immutable stub: a thread that
+ * passed the check jumps to the T it checked.
+ */
+size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
+		       uintptr_t target, unsigned flavor, uintptr_t site)
+{
+	struct emit e = { buf, at, 0 };
+	size_t bne;
+
+	put32(&e, enc_imm19(INSN_LDR_LIT | REG_X16, pc(&e), at + STUB_LIT));
+	put32(&e, INSN_CMP_X16_X18);
+	bne = e.n;
+	put32(&e, 0);
+	if (fits26(pc(&e), target))
+		put32(&e, enc_b(INSN_B, pc(&e), target));
+	else
+		put32(&e, INSN_BR_X16);
+	{
+		uint32_t i = enc_imm19(INSN_BNE, at + bne, pc(&e));
+
+		memcpy(buf + bne, &i, 4);
+	}
+	if (flavor & DC_FLAVOR_CHECK) {
+		put32(&e, enc_adr(REG_X17, pc(&e), at + STUB_LIT));
+		put32(&e, enc_b(INSN_B, pc(&e), region + HDR_REPORT));
+	} else {
+		put32(&e, INSN_MOV_X16_X18);
+		put32(&e, INSN_BR_X16);
+	}
+	pad_to(&e, STUB_LIT);
+	put64(&e, target);
+	put64(&e, site);
+	pad_to(&e, ARCH_STUB_SIZE);
+	return e.n;
+}
+
+/*
+ * Far stub for a direct point whose target is beyond +-128 MiB:
+ *     58000150   ldr x16, lit
+ *     d61f0200   br x16                 (bti c at T accepts br x16)
+ *   lit: .quad T
+ */
+size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
+		     uintptr_t target, unsigned flavor)
+{
+	struct emit e = { buf, at, 0 };
+
+	(void)region;
+	(void)flavor;
+	put32(&e, enc_imm19(INSN_LDR_LIT | REG_X16, pc(&e), at + STUB_LIT));
+	put32(&e, INSN_BR_X16);
+	pad_to(&e, STUB_LIT);
+	put64(&e, target);
+	put64(&e, 0);
+	pad_to(&e, ARCH_STUB_SIZE);
+	return e.n;
+}
+
+/*
+ * Discovery thunk of one site (the trampoline's branch points here until
+ * the site's call instruction is known); x30 is still the return address
+ * of the site's `bl tramp`:
+ *     58000051   ldr x17, lit           x17 = site
+ *     14xxxxxx   b disc                 (region header)
+ *   lit: .quad site
+ */
+size_t arch_emit_disc_thunk(uint8_t *buf, uintptr_t at, uintptr_t region,
+			    uintptr_t site, unsigned flavor)
+{
+	struct emit e = { buf, at, 0 };
+
+	(void)flavor;
+	put32(&e, enc_imm19(INSN_LDR_LIT | REG_X17, pc(&e), at + THUNK_LIT));
+	put32(&e, enc_b(INSN_B, pc(&e), region + HDR_DISC));
+	put64(&e, site);
+	return e.n;
+}
+
+/*
+ * DC CVAU (clean to the point of unification) every data line of the
+ * range, DSB ISH, IC IVAU every instruction line, DSB ISH, ISB.  CTR_EL0
+ * gives the line sizes; IDC/DIC say when a step is not needed.
+ */
+void arch_flush_icache(uintptr_t addr, size_t len)
+{
+	uint64_t ctr;
+	uintptr_t end = addr + len, dline, iline, p;
+
+	__asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+	dline = (uintptr_t)4 << ((ctr >> 16) & 15);
+	iline = (uintptr_t)4 << (ctr & 15);
+	if (!(ctr & (1UL << 28))) /* IDC: no clean needed for coherence */
+		for (p = addr & ~(dline - 1); p < end; p += dline)
+			__asm__ volatile("dc cvau, %0" ::"r"(p) : "memory");
+	__asm__ volatile("dsb ish" ::: "memory");
+	if (!(ctr & (1UL << 29))) { /* DIC: no invalidation needed */
+		for (p = addr & ~(iline - 1); p < end; p += iline)
+			__asm__ volatile("ic ivau, %0" ::"r"(p) : "memory");
+		__asm__ volatile("dsb ish" ::: "memory");
+	}
+	__asm__ volatile("isb" ::: "memory");
+}
+
+/*
+ * Page protections with BTI.  Is the object containing `addr` BTI-marked?
+ * Answers are cached by executable range (registration, which runs in the
+ * module's constructor, fills the cache before any patch of the module;
+ * only then may dl_iterate_phdr run, never from a signal handler in
+ * practice).  The runtime's own regions always get PROT_BTI.
+ */
+struct bti_range {
+	uintptr_t lo, hi;
+	bool bti;
+};
+#define BTI_CACHE 64
+static struct bti_range bti_cache[BTI_CACHE];
+static unsigned bti_next;
+
+struct bti_query {
+	uintptr_t addr;
+	struct bti_range r;
+	bool found;
+};
+
+static bool note_has_bti(const ElfW(Phdr) *ph, uintptr_t base)
+{
+	const uint8_t *p = (const uint8_t *)(base + ph->p_vaddr);
+	const uint8_t *end = p + ph->p_memsz;
+
+	while (p + 12 <= end) {
+		const uint32_t *n = (const uint32_t *)p;
+		uint32_t namesz = n[0], descsz = n[1], type = n[2];
+		const uint8_t *desc = p + 12 + ((namesz + 7) & ~7u);
+
+		if (type == NT_GNU_PROPERTY_TYPE_0 && namesz == 4 &&
+		    !memcmp(p + 12, "GNU", 4)) {
+			const uint8_t *q = desc, *qe = desc + descsz;
+
+			while (q + 8 <= qe) {
+				uint32_t pt = ((const uint32_t *)q)[0];
+				uint32_t psz = ((const uint32_t *)q)[1];
+
+				if (pt == GNU_PROPERTY_AARCH64_FEATURE_1_AND &&
+				    psz >= 4)
+					return ((const uint32_t *)q)[2] &
+					       GNU_PROPERTY_AARCH64_FEATURE_1_BTI;
+				q += 8 + ((psz + 7) & ~7u);
+			}
+		}
+		p = desc + ((descsz + 7) & ~7u);
+	}
+	return false;
+}
+
+static int bti_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct bti_query *q = data;
+	bool bti = false;
+
+	(void)size;
+	/* Page-rounded: mprotect spans start at page boundaries, segments
+	 * need not (lld). */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t pm = (uintptr_t)getpagesize() - 1;
+		uintptr_t lo = (info->dlpi_addr + ph->p_vaddr) & ~pm;
+		uintptr_t hi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz +
+				pm) & ~pm;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    q->addr >= lo && q->addr < hi) {
+			q->r.lo = lo;
+			q->r.hi = hi;
+			q->found = true;
+		}
+	}
+	if (!q->found)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_PROPERTY)
+			bti = note_has_bti(&info->dlpi_phdr[i], info->dlpi_addr);
+	q->r.bti = bti;
+	return 1;
+}
+
+int aarch64_prot(uintptr_t addr, int prot)
+{
+	static int hw = -1;
+	struct bti_query q = { .addr = addr };
+
+	if (!(prot & PROT_EXEC))
+		return prot;
+	if (hw < 0)
+		hw = (getauxval(AT_HWCAP2) & HWCAP2_BTI) != 0;
+	if (!hw)
+		return prot;
+	if (dc_is_stub(addr))
+		return prot | PROT_BTI;
+	for (unsigned i = 0; i < BTI_CACHE; i++)
+		if (addr >= bti_cache[i].lo && addr < bti_cache[i].hi)
+			return bti_cache[i].bti ? prot | PROT_BTI : prot;
+	dl_iterate_phdr(bti_cb, &q);
+	if (!q.found)
+		return prot | PROT_BTI; /* a region of ours being made */
+	bti_cache[bti_next++ % BTI_CACHE] = q.r;
+	return q.r.bti ? prot | PROT_BTI : prot;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* aarch64 constants of the arch contract (arch.h). */
+#ifndef DYNCALL_ARCH_AARCH64_H
+#define DYNCALL_ARCH_AARCH64_H
+
+#include <stdint.h>
+
+#define ARCH_NAME "aarch64"
+#define ARCH_MAX_STEPS 1        /* one aligned 32-bit store of B/BL      */
+#define ARCH_CALL_LEN 4         /* bl <imm26>                            */
+#define ARCH_BRANCH_LEN 4       /* b/bl <imm26>                          */
+#define ARCH_REACH 0x07f00000L  /* +-128 MiB, minus a margin             */
+#define ARCH_STUB_SIZE 64       /* one cache line per guard/far stub     */
+#define ARCH_THUNK_SIZE 16      /* ldr x17, lit; b entry; lit: .quad     */
+#define ARCH_REGION_HEADER 64   /* shared entries at the start of a region */
+#define ARCH_STORE_WORD 4       /* patches are single 32-bit stores      */
+#define ARCH_FILL_BYTE 0x00     /* udf #0 everywhere unused              */
+/* R-X, plus PROT_BTI where the pages are (or, for the runtime's own
+ * regions, may be) BTI-guarded: see aarch64_prot() in aarch64.c. */
+#define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
+#define ARCH_PROT(addr, prot) aarch64_prot((addr), (prot))
+
+int aarch64_prot(uintptr_t addr, int prot)
+	__attribute__((visibility("hidden")));
+
+#endif
