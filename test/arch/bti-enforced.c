@@ -12,7 +12,7 @@
 // RUN: diff %t.ref.out %t.check.out
 // Control: an indirect call to a function without a landing pad dies.
 // RUN: %cc_aarch64 -O2 -mbranch-protection=standard -DNO_PAD %s %arch_inputs/bti_start.S -nostartfiles -Wl,-z,force-bti -o %t.nopad 2>/dev/null
-// RUN: not %run_aarch64 %t.nopad
+// RUN: not --crash %run_aarch64 %t.nopad
 // LINK-NOT: error
 // NOTE: {{[Aa]}}arch64 feature: BTI
 #ifdef NO_PAD
