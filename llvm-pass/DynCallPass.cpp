@@ -454,8 +454,11 @@ void DynCallTransform::rewriteSites(Function &F) {
     auto *CB = dyn_cast<CallBase>(&I);
     if (!CB || !CB->isIndirectCall())
       continue;
-    auto *Load =
-        dyn_cast<LoadInst>(CB->getCalledOperand()->stripPointerCasts());
+    Value *Callee = CB->getCalledOperand()->stripPointerCasts();
+    // atomic_load of an _Atomic key: Clang loads a pointer-sized integer.
+    if (auto *I2P = dyn_cast<IntToPtrInst>(Callee))
+      Callee = I2P->getOperand(0);
+    auto *Load = dyn_cast<LoadInst>(Callee);
     if (!Load)
       continue;
     if (Key *K = keyForPointer(Load->getPointerOperand()))
