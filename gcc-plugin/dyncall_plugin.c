@@ -56,8 +56,6 @@ static struct plugin_info dyncall_plugin_info = {
 #define MODULE_CTOR "__dyncall_module_ctor"
 #define MODULE_DTOR "__dyncall_module_dtor"
 
-#define X86_64_ENDBR64 ".byte 0xf3,0x0f,0x1e,0xfa" /* endbr64 */
-
 static const char *plugin_name = "dyncall_gcc";
 static bool transform_enabled = true;
 static bool verbose;
@@ -76,6 +74,240 @@ static tree keep(tree t)
 	gc_roots = tree_cons(NULL_TREE, t, gc_roots);
 	return t;
 }
+
+/* ---------------------------------------------------------------------- */
+/* Per-arch assembly: the one table (docs/abi.md, include/dyncall/abi.h)   */
+/* ---------------------------------------------------------------------- */
+
+static void asm_printf(std::string &out, const char *fmt, ...)
+	ATTRIBUTE_PRINTF_2;
+static void asm_printf(std::string &out, const char *fmt, ...)
+{
+	va_list ap, ap2;
+
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		size_t old = out.size();
+		out.resize(old + n + 1);
+		vsnprintf(&out[old], n + 1, fmt, ap2);
+		out.resize(old + n);
+	}
+	va_end(ap2);
+}
+
+/*
+ * What differs between the arches besides option accessors (gcc-compat.h).
+ * The plugin is built for one target, which selects one row; the text of
+ * every row is plain GNU as syntax (`@` type prefixes are accepted by the
+ * aarch64 and ppc64 assemblers too) and each trampoline assembles to the
+ * bytes the Clang pass (llvm-pass/Trampolines.cpp) emits.
+ */
+struct dyncall_arch {
+	const char *name;
+	/* Before a function symbol's label (fixed-width ISAs: aligned). */
+	const char *func_align;
+	/* Before a site's label: x86-64 pads so that the call/jmp opcode sits
+	 * at 4k+3 and its rel32 is 4-byte aligned (one aligned store retargets
+	 * it).  aarch64 and ppc64le instructions are 4 bytes and aligned. */
+	const char *site_padding;
+	/* The function's first RTL insn is not its first byte: ppc64le's
+	 * global entry point (the TOC setup from r12) is printed by the
+	 * prologue hook, so `func` is taken from the function symbol. */
+	bool func_from_symbol;
+	/* -mindirect-branch=thunk* exists (x86-64 only): retpoline slow path. */
+	bool has_retpoline;
+	void (*trampoline)(std::string &out, const char *name, bool retpoline);
+	/* Body of __dyncall_module_ctor/_dtor: callee(__start_/__stop_ of
+	 * __dyncall_sites, __start_/__stop_ of __dyncall_keys), return. */
+	void (*register_call)(std::string &out, const char *name,
+			      const char *callee);
+};
+
+static void emit_symbol_header(std::string &out, const char *name)
+{
+	asm_printf(out,
+		   "\t.globl %s\n\t.hidden %s\n\t.type %s, @function\n%s:\n",
+		   name, name, name, name);
+}
+
+#define SITES_START "__start_" DYNCALL_SITES_SECTION
+#define SITES_STOP "__stop_" DYNCALL_SITES_SECTION
+#define KEYS_START "__start_" DYNCALL_KEYS_SECTION
+#define KEYS_STOP "__stop_" DYNCALL_KEYS_SECTION
+
+/*
+ * x86-64, static chain r10; entry at 8k+3 behind three int3:
+ *	cc cc cc	int3 x3
+ * tramp:
+ *	e9 <rel32>	jmp slow	(spelled as bytes: never relaxed to jmp8)
+ * slow:
+ *	41 ff e2	jmp *%r10
+ *	e9 <rel32>	jmp __dyncall_retpoline_r10	(-mindirect-branch=thunk*)
+ */
+static void x86_64_trampoline(std::string &out, const char *n, bool retpoline)
+{
+	asm_printf(out, "\t.pushsection " TRAMP_SECTION ",\"ax\",@progbits\n");
+	asm_printf(out, "\t.p2align 3\n\t.byte 0xcc,0xcc,0xcc\n");
+	emit_symbol_header(out, n);
+	asm_printf(out, "\t.byte 0xe9\n\t.long 1f - . - 4\n1:\n");
+	if (retpoline)
+		asm_printf(out, "\t.byte 0xe9\n\t.long " DYNCALL_RETPOLINE_THUNK
+				" - . - 4\n");
+	else
+		asm_printf(out, "\tjmp *%%r10\n");
+	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
+}
+
+#define X86_64_ENDBR64 ".byte 0xf3,0x0f,0x1e,0xfa" /* endbr64 */
+
+static void x86_64_register_call(std::string &out, const char *,
+				 const char *callee)
+{
+	if (dyncall_ibt_enabled())
+		asm_printf(out, "\t" X86_64_ENDBR64 "\n");
+	asm_printf(out,
+		   "\tsubq $8, %%rsp\n"
+		   "\tleaq " SITES_START "(%%rip), %%rdi\n"
+		   "\tleaq " SITES_STOP "(%%rip), %%rsi\n"
+		   "\tleaq " KEYS_START "(%%rip), %%rdx\n"
+		   "\tleaq " KEYS_STOP "(%%rip), %%rcx\n"
+		   "\tcall %s@PLT\n"
+		   "\taddq $8, %%rsp\n\tret\n",
+		   callee);
+}
+
+/*
+ * aarch64, static chain x18 (GCC's STATIC_CHAIN_REGNUM, LLVM's `nest`):
+ * tramp:
+ *	14000001	b slow		<- one aligned 32-bit store retargets it
+ * slow:
+ *	aa1203f0	mov x16, x18	(a `bti c` pad accepts br x16, not br x18)
+ *	d61f0200	br x16
+ * Only direct branches reach a trampoline: no landing pad of its own.
+ */
+static void aarch64_trampoline(std::string &out, const char *n, bool)
+{
+	asm_printf(out, "\t.pushsection " TRAMP_SECTION ",\"ax\",@progbits\n");
+	asm_printf(out, "\t.p2align 2\n");
+	emit_symbol_header(out, n);
+	asm_printf(out, "\tb 1f\n1:\n\tmov x16, x18\n\tbr x16\n");
+	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
+}
+
+/* Reached from .init_array/.fini_array by an indirect call: `bti c` (a
+ * hint, a NOP on cores and in objects without BTI; always emitted, so the
+ * COMDAT copy the linker keeps is right whatever unit it comes from). */
+static void aarch64_register_call(std::string &out, const char *,
+				  const char *callee)
+{
+	asm_printf(out,
+		   "\thint #34\n" /* bti c */
+		   "\tstp x29, x30, [sp, #-16]!\n"
+		   "\tmov x29, sp\n"
+		   "\tadrp x0, " SITES_START "\n"
+		   "\tadd x0, x0, :lo12:" SITES_START "\n"
+		   "\tadrp x1, " SITES_STOP "\n"
+		   "\tadd x1, x1, :lo12:" SITES_STOP "\n"
+		   "\tadrp x2, " KEYS_START "\n"
+		   "\tadd x2, x2, :lo12:" KEYS_START "\n"
+		   "\tadrp x3, " KEYS_STOP "\n"
+		   "\tadd x3, x3, :lo12:" KEYS_STOP "\n"
+		   "\tbl %s\n"
+		   "\tldp x29, x30, [sp], #16\n"
+		   "\tret\n",
+		   callee);
+}
+
+/*
+ * ppc64le ELFv2, static chain r11:
+ * tramp:			.localentry tramp, 1
+ *	48000004	b slow		<- one aligned 32-bit store retargets it
+ * slow:
+ *	7d6903a6	mtctr r11
+ *	7d6c5b78	mr r12, r11	(a global entry point wants r12)
+ *	4e800420	bctr
+ * `.localentry tramp, 1` says "r2 is not preserved": the target may use
+ * another TOC, so the linker routes every `bl tramp; nop` of a TOC-using
+ * caller through a stub that saves r2 (std r2,24(r1)) and turns the nop
+ * into `ld r2,24(r1)`.  The site is a non-local call (the trampoline decl
+ * is external), so GCC emits that nop and never makes it a sibcall.
+ */
+static void ppc64le_trampoline(std::string &out, const char *n, bool)
+{
+	asm_printf(out, "\t.pushsection " TRAMP_SECTION ",\"ax\",@progbits\n");
+	asm_printf(out, "\t.p2align 2\n");
+	emit_symbol_header(out, n);
+	asm_printf(out, "\t.localentry %s, 1\n", n);
+	asm_printf(out, "\tb 1f\n1:\n\tmtctr 11\n\tmr 12, 11\n\tbctr\n");
+	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
+}
+
+/* Reached by an indirect call, r12 = its address: the global entry point
+ * sets up r2 (the TOC pointer the address computations and the call's
+ * linker stub use).  A minimal ELFv2 frame: 32 bytes, LR saved in the
+ * caller's frame, the TOC save slot at 24(r1) for the linker stub. */
+static void ppc64le_register_call(std::string &out, const char *name,
+				  const char *callee)
+{
+	asm_printf(out,
+		   "\taddis 2, 12, .TOC.-%s@ha\n"
+		   "\taddi 2, 2, .TOC.-%s@l\n"
+		   "\t.localentry %s, .-%s\n",
+		   name, name, name, name);
+	asm_printf(out,
+		   "\tmflr 0\n"
+		   "\tstd 0, 16(1)\n"
+		   "\tstdu 1, -32(1)\n"
+		   "\taddis 3, 2, " SITES_START "@toc@ha\n"
+		   "\taddi 3, 3, " SITES_START "@toc@l\n"
+		   "\taddis 4, 2, " SITES_STOP "@toc@ha\n"
+		   "\taddi 4, 4, " SITES_STOP "@toc@l\n"
+		   "\taddis 5, 2, " KEYS_START "@toc@ha\n"
+		   "\taddi 5, 5, " KEYS_START "@toc@l\n"
+		   "\taddis 6, 2, " KEYS_STOP "@toc@ha\n"
+		   "\taddi 6, 6, " KEYS_STOP "@toc@l\n"
+		   "\tbl %s\n"
+		   "\tnop\n"
+		   "\taddi 1, 1, 32\n"
+		   "\tld 0, 16(1)\n"
+		   "\tmtlr 0\n"
+		   "\tblr\n",
+		   callee);
+}
+
+static const struct dyncall_arch dyncall_arches[] = {
+	[DYNCALL_ARCH_X86_64] = {
+		.name = "x86-64",
+		.func_align = "",
+		.site_padding = ".p2align 2\n\t.byte 0x0f,0x1f,0x00\n",
+		.func_from_symbol = false,
+		.has_retpoline = true,
+		.trampoline = x86_64_trampoline,
+		.register_call = x86_64_register_call,
+	},
+	[DYNCALL_ARCH_AARCH64] = {
+		.name = "aarch64",
+		.func_align = "\t.p2align 2\n",
+		.site_padding = "",
+		.func_from_symbol = false,
+		.has_retpoline = false,
+		.trampoline = aarch64_trampoline,
+		.register_call = aarch64_register_call,
+	},
+	[DYNCALL_ARCH_PPC64LE] = {
+		.name = "ppc64le",
+		.func_align = "\t.p2align 2\n",
+		.site_padding = "",
+		.func_from_symbol = true,
+		.has_retpoline = false,
+		.trampoline = ppc64le_trampoline,
+		.register_call = ppc64le_register_call,
+	},
+};
+static const struct dyncall_arch &arch = dyncall_arches[DYNCALL_ARCH];
 
 /* ---------------------------------------------------------------------- */
 /* Front end: the attribute                                                */
@@ -547,6 +779,27 @@ static void escape_fields_of(tree type, gimple *stmt, int depth)
 	}
 }
 
+/*
+ * Is the compilation's ABI one docs/abi.md describes (x86-64 LP64, aarch64
+ * LP64, ppc64le ELFv2)?  Asked by the pass gates, i.e. after the target's
+ * options are final; a warning once, and then nothing is transformed (the
+ * attribute stays accepted and checked).
+ */
+static bool target_supported(void)
+{
+	static int ok = -1;
+
+	if (ok < 0) {
+		ok = dyncall_target_ok();
+		if (!ok)
+			warning(0, "%s: only the %s ABI of docs/abi.md is "
+				   "supported on this target; calls through "
+				   "%<dynamic_call%> pointers stay indirect",
+				plugin_name, arch.name);
+	}
+	return ok;
+}
+
 /* ---------------------------------------------------------------------- */
 /* GIMPLE: sites, stores, escapes                                          */
 /* ---------------------------------------------------------------------- */
@@ -573,15 +826,15 @@ static tree runtime_fndecl(tree *cache, const char *name, int nargs)
 
 static bool is_retpoline_function(tree fndecl)
 {
+	if (!arch.has_retpoline)
+		return false;
 	tree a = lookup_attribute("indirect_branch", DECL_ATTRIBUTES(fndecl));
 
 	if (a && TREE_VALUE(a) &&
 	    TREE_CODE(TREE_VALUE(TREE_VALUE(a))) == STRING_CST)
 		return strncmp(TREE_STRING_POINTER(TREE_VALUE(TREE_VALUE(a))),
 			       "thunk", 5) == 0;
-	return dyncall_global_indirect_branch() !=
-		       dyncall_indirect_branch_keep &&
-	       dyncall_global_indirect_branch() != dyncall_indirect_branch_unset;
+	return dyncall_global_retpoline();
 }
 
 static bool is_builtin(gimple *stmt, enum built_in_function fn)
@@ -834,6 +1087,8 @@ static bool transform_site(gcall *call, bool retpoline)
 		flags |= DYNCALL_SITE_RETPOLINE;
 	if (dyncall_ibt_enabled())
 		flags |= DYNCALL_SITE_IBT;
+	if (dyncall_bti_enabled())
+		flags |= DYNCALL_SITE_BTI;
 
 	tree tramp = new_trampoline(call, src.key, flags, k, retpoline);
 	cgraph_node::get_create(tramp);
@@ -1175,7 +1430,7 @@ public:
 	}
 	bool gate(function *) final override
 	{
-		return !seen_error() && !in_lto_p;
+		return !seen_error() && !in_lto_p && target_supported();
 	}
 	unsigned int execute(function *fun) final override
 	{
@@ -1201,19 +1456,6 @@ static void emit_key_cell(dyncall_key &k)
 	keep(decl);
 }
 
-static void asm_printf(std::string &out, const char *fmt, ...)
-	ATTRIBUTE_PRINTF_2;
-static void asm_printf(std::string &out, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	out += buf;
-}
-
 static void emit_function_header(std::string &out, const char *name,
 				 const char *section, const char *group)
 {
@@ -1222,29 +1464,8 @@ static void emit_function_header(std::string &out, const char *name,
 			   section, group);
 	else
 		asm_printf(out, "\t.pushsection %s,\"ax\",@progbits\n", section);
-	asm_printf(out,
-		   "\t.globl %s\n\t.hidden %s\n\t.type %s, @function\n%s:\n",
-		   name, name, name, name);
-}
-
-/* x86-64 trampoline, docs/abi.md "Trampolines". */
-static void emit_trampoline(std::string &out, const dyncall_site_info &s)
-{
-	const char *n = s.tramp.c_str();
-
-	asm_printf(out, "\t.pushsection " TRAMP_SECTION ",\"ax\",@progbits\n");
-	asm_printf(out, "\t.p2align 3\n\t.byte 0xcc,0xcc,0xcc\n");
-	asm_printf(out,
-		   "\t.globl %s\n\t.hidden %s\n\t.type %s, @function\n%s:\n",
-		   n, n, n, n);
-	/* The patchable branch: a forced 5-byte jmp to the slow path. */
-	asm_printf(out, "\t.byte 0xe9\n\t.long 1f - . - 4\n1:\n");
-	if (s.retpoline)
-		asm_printf(out, "\t.byte 0xe9\n\t.long " DYNCALL_RETPOLINE_THUNK
-				" - . - 4\n");
-	else
-		asm_printf(out, "\tjmp *%%r10\n");
-	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
+	asm_printf(out, "%s", arch.func_align);
+	emit_symbol_header(out, name);
 }
 
 static void emit_retpoline(std::string &out)
@@ -1268,18 +1489,8 @@ static void emit_module_function(std::string &out, const char *name,
 {
 	emit_function_header(out, name,
 			     (std::string(".text.") + name).c_str(), name);
-	if (dyncall_ibt_enabled())
-		asm_printf(out, "\t" X86_64_ENDBR64 "\n");
-	asm_printf(out,
-		   "\tsubq $8, %%rsp\n"
-		   "\tleaq __start_" DYNCALL_SITES_SECTION "(%%rip), %%rdi\n"
-		   "\tleaq __stop_" DYNCALL_SITES_SECTION "(%%rip), %%rsi\n"
-		   "\tleaq __start_" DYNCALL_KEYS_SECTION "(%%rip), %%rdx\n"
-		   "\tleaq __stop_" DYNCALL_KEYS_SECTION "(%%rip), %%rcx\n"
-		   "\tcall %s@PLT\n"
-		   "\taddq $8, %%rsp\n\tret\n"
-		   "\t.size %s, . - %s\n",
-		   callee, name, name);
+	arch.register_call(out, name, callee);
+	asm_printf(out, "\t.size %s, . - %s\n", name, name);
 	asm_printf(out,
 		   "\t.section %s.%05d,\"awG\",@%s,%s,comdat\n"
 		   "\t.p2align 3\n\t.quad %s\n\t.popsection\n",
@@ -1368,7 +1579,7 @@ static unsigned int dyncall_ipa_execute(void)
 	bool need_retpoline = false;
 
 	for (const dyncall_site_info &s : sites) {
-		emit_trampoline(out, s);
+		arch.trampoline(out, s.tramp.c_str(), s.retpoline);
 		need_retpoline |= s.retpoline;
 	}
 	if (need_retpoline)
@@ -1400,7 +1611,7 @@ public:
 	dyncall_ipa_pass() : simple_ipa_opt_pass(dyncall_ipa_pass_data, g) {}
 	bool gate(function *) final override
 	{
-		return !seen_error() && !in_lto_p;
+		return !seen_error() && !in_lto_p && target_supported();
 	}
 	unsigned int execute(function *) final override
 	{
@@ -1443,9 +1654,19 @@ static rtx_insn *emit_asm_before(const std::string &text, rtx_insn *insn)
 	return emit_insn_before(asm_input(text.c_str()), insn);
 }
 
+/* The assembler name of a function's symbol, as final prints it. */
+static std::string function_symbol(tree fndecl)
+{
+	rtx mem = DECL_RTL(fndecl);
+	const char *name = XSTR(XEXP(mem, 0), 0);
+
+	return std::string(user_label_prefix) +
+	       targetm.strip_name_encoding(name);
+}
+
 static unsigned int dyncall_rtl_execute(function *fun)
 {
-	std::string func_label, entries;
+	std::string func_label, func_expr, entries;
 	const char *group = NULL;
 
 	if (DECL_COMDAT_GROUP(fun->decl))
@@ -1469,17 +1690,22 @@ static unsigned int dyncall_rtl_execute(function *fun)
 			func_label = FUNC_LABEL_PREFIX +
 				     std::to_string(label_counter++);
 			emit_asm_before(func_label + ":", get_insns());
+			func_expr = func_label;
+			if (arch.func_from_symbol)
+				/* label - (label - symbol): the symbol's
+				 * address, relocated against the section,
+				 * never against a preemptible symbol. */
+				func_expr += " - (" + func_label + " - " +
+					     function_symbol(fun->decl) + ")";
 		}
 
-		/* Pad so that the call/jmp opcode sits at 4k+3: its rel32 is
-		 * then 4-byte aligned and one aligned store retargets it.
-		 * Only notes (zero bytes) can come between this and the
-		 * call from here to final. */
+		/* The arch's padding (x86-64: the opcode at 4k+3, so the
+		 * rel32 is 4-byte aligned), then the label.  Only notes (zero
+		 * bytes) can come between this and the call from here to
+		 * final. */
 		std::string label = SITE_LABEL_PREFIX +
 				    std::to_string(label_counter++);
-		emit_asm_before(".p2align 2\n\t.byte 0x0f,0x1f,0x00\n" +
-					label + ":",
-				insn);
+		emit_asm_before(arch.site_padding + label + ":", insn);
 
 		if (group)
 			asm_printf(entries,
@@ -1501,7 +1727,7 @@ static unsigned int dyncall_rtl_execute(function *fun)
 			   "\t.popsection\n",
 			   label.c_str(),
 			   IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(tramp)), cell,
-			   func_label.c_str(), DYNCALL_ABI_VERSION, kind, flags);
+			   func_expr.c_str(), DYNCALL_ABI_VERSION, kind, flags);
 	}
 	/* The entries go after the function's last instruction, where no
 	 * branch has to jump over them (asm length is overestimated). */
@@ -1527,7 +1753,10 @@ static const pass_data dyncall_rtl_pass_data = {
 class dyncall_rtl_pass : public rtl_opt_pass {
 public:
 	dyncall_rtl_pass() : rtl_opt_pass(dyncall_rtl_pass_data, g) {}
-	bool gate(function *) final override { return !seen_error(); }
+	bool gate(function *) final override
+	{
+		return !seen_error() && target_supported();
+	}
 	unsigned int execute(function *fun) final override
 	{
 		return dyncall_rtl_execute(fun);
@@ -1608,12 +1837,6 @@ int plugin_init(struct plugin_name_args *info,
 			      info->argv[i].value ? info->argv[i].value : "");
 			return 1;
 		}
-	}
-	if (!TARGET_64BIT && transform_enabled) {
-		warning(0, "%s: only x86-64 is supported; calls through "
-			   "%<dynamic_call%> pointers stay indirect",
-			plugin_name);
-		transform_enabled = false;
 	}
 
 	register_callback(plugin_name, PLUGIN_INFO, NULL, &dyncall_plugin_info);

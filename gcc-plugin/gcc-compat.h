@@ -10,6 +10,7 @@
  * get_call_rtx_from, get_random_seed returning HOST_WIDE_INT, ...); what
  * differs is the set of headers that must be included and their order, and
  * that GCC 12 renamed its sources to *.cc (only visible in diagnostics).
+ * The target-dependent option accessors live here too (below).
  */
 #ifndef DYNCALL_GCC_COMPAT_H
 #define DYNCALL_GCC_COMPAT_H
@@ -62,23 +63,66 @@
 #include "context.h"
 #include "md5.h"
 
-/* The plugin is x86-64 only for now (abi.md describes aarch64 and ppc64le,
- * which follow in a later issue). */
-#if !defined(__x86_64__)
-#error "dyncall_gcc: only x86-64 hosts/targets are supported"
-#endif
-
 /* GC root table entry for one `tree` variable. */
 #define DYNCALL_GGC_ROOT_TREE(var)                                             \
 	{ &(var), 1, sizeof(var), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node }
 
-/* -mindirect-branch= of the current compilation (i386.opt). */
-#define dyncall_global_indirect_branch() (ix86_indirect_branch)
-#define dyncall_indirect_branch_keep indirect_branch_keep
-#define dyncall_indirect_branch_unset indirect_branch_unset
+/*
+ * The target.  The plugin is built once per GCC it is loaded into (the host
+ * gcc-12 and the Debian cross compilers aarch64-linux-gnu-gcc-12 and
+ * powerpc64le-linux-gnu-gcc-12, whose cc1 runs on the x86-64 host), always
+ * with the host g++, against that GCC's plugin headers.  Which target those
+ * headers describe is told by the guard of the target's options header,
+ * which options.h includes.  This is the only arch ladder of the plugin;
+ * everything per arch that is not an option accessor is a row of the arch
+ * table in dyncall_plugin.c (assembly text, padding, flags).
+ *
+ *   dyncall_target_ok()        the ABI of the compilation is one docs/abi.md
+ *                              describes (valid after option processing)
+ *   dyncall_global_retpoline() -mindirect-branch=thunk* (x86-64)
+ *   dyncall_ibt_enabled()      -fcf-protection=branch|full (x86-64)
+ *   dyncall_bti_enabled()      -mbranch-protection=bti|standard (aarch64)
+ *
+ * The static chain register a call with gimple_call_set_chain gets is the
+ * one abi.md (and LLVM's `nest`) use: the asserts keep it that way.
+ */
+#define DYNCALL_ARCH_X86_64 0
+#define DYNCALL_ARCH_AARCH64 1
+#define DYNCALL_ARCH_PPC64LE 2
 
-/* -fcf-protection=branch|full */
+#if defined(I386_OPTS_H)
+#define DYNCALL_ARCH DYNCALL_ARCH_X86_64
+/* i386's static chain is a hook (ix86_static_chain): r10 in 64-bit mode. */
+#define dyncall_target_ok() (TARGET_64BIT)
+#define dyncall_global_retpoline()                                             \
+	(ix86_indirect_branch != indirect_branch_keep &&                       \
+	 ix86_indirect_branch != indirect_branch_unset)
 #define dyncall_ibt_enabled() ((flag_cf_protection & CF_BRANCH) != 0)
+#define dyncall_bti_enabled() false
+
+#elif defined(GCC_AARCH64_OPTS_H)
+#define DYNCALL_ARCH DYNCALL_ARCH_AARCH64
+static_assert(STATIC_CHAIN_REGNUM == R18_REGNUM,
+	      "docs/abi.md: the aarch64 static chain is x18");
+#define dyncall_target_ok() (!TARGET_ILP32)
+#define dyncall_global_retpoline() false
+#define dyncall_ibt_enabled() false
+/* 2 = not given; aarch64_override_options resolves it to 0 or 1. */
+#define dyncall_bti_enabled() (aarch64_enable_bti == 1)
+
+#elif defined(RS6000_OPTS_H)
+#define DYNCALL_ARCH DYNCALL_ARCH_PPC64LE
+static_assert(STATIC_CHAIN_REGNUM == 11,
+	      "docs/abi.md: the ppc64le static chain is r11");
+#define dyncall_target_ok()                                                    \
+	(TARGET_64BIT && DEFAULT_ABI == ABI_ELFv2 && !BYTES_BIG_ENDIAN)
+#define dyncall_global_retpoline() false
+#define dyncall_ibt_enabled() false
+#define dyncall_bti_enabled() false
+
+#else
+#error "dyncall_gcc: unsupported target (x86-64, aarch64, ppc64le ELFv2)"
+#endif
 
 /* True while compiling for the LTO IR (the compile step of -flto). */
 #define dyncall_generating_lto() (flag_generate_lto || flag_generate_offload)
