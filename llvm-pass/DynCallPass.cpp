@@ -354,8 +354,10 @@ bool DynCallTransform::rewriteCall(CallBase &CB, LoadInst &Load, Key &K,
                          .str();
   Function *Tramp =
       Function::Create(TFT, GlobalValue::ExternalLinkage, Name, M);
-  Tramp->setVisibility(GlobalValue::HiddenVisibility);
-  Tramp->setDSOLocal(true);
+  if (!Tramps->clobbersToc()) { // ppc64le: see Trampolines.h
+    Tramp->setVisibility(GlobalValue::HiddenVisibility);
+    Tramp->setDSOLocal(true);
+  }
   Tramp->setCallingConv(CB.getCallingConv());
   Tramp->addParamAttr(0, Attribute::Nest);
   if (CB.doesNotThrow())

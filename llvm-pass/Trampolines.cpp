@@ -90,11 +90,43 @@ public:
   }
 };
 
+// ppc64le (ELFv2): `b` is patched with one aligned 32-bit store; the slow
+// path enters the loaded function at its global entry (r12 = address, via
+// ctr). `.localentry tramp, 1` says the trampoline does not preserve r2
+// (ELFv2 ABI v1.4), and the pass declares it non-dso_local, so the site is
+// `bl tramp; nop`, which GNU ld and lld both link as
+//   bl <stub: std r2,24(r1); b tramp> ; ld r2,24(r1)
+// and the callee may have any TOC. No sibcall either: LLVM does not tail
+// call a function that may not share the caller's TOC.
+class PPC64LETrampolines : public TargetTrampolines {
+public:
+  std::string trampoline(StringRef Name,
+                         const TrampolineStyle &) const override {
+    return formatv(".pushsection .text.__dyncall_tramp,\"ax\",@progbits\n"
+                   "\t.p2align 2\n"
+                   "\t.globl {0}\n"
+                   "\t.hidden {0}\n"
+                   "\t.type {0},@function\n"
+                   "{0}:\n"
+                   "\t.localentry {0}, 1\n"
+                   "\t.long 0x48000004\n" // b .+4, patched
+                   "\tmtctr 11\n"
+                   "\tmr 12, 11\n"
+                   "\tbctr\n"
+                   "\t.size {0}, . - {0}\n"
+                   ".popsection\n",
+                   Name)
+        .str();
+  }
+  bool clobbersToc() const override { return true; }
+};
+
 } // namespace
 
 const TargetTrampolines *TargetTrampolines::get(const Triple &T) {
   static const X86_64Trampolines X86_64;
   static const AArch64Trampolines AArch64;
+  static const PPC64LETrampolines PPC64LE;
   if (!T.isOSBinFormatELF())
     return nullptr;
   switch (T.getArch()) {
@@ -102,8 +134,9 @@ const TargetTrampolines *TargetTrampolines::get(const Triple &T) {
     return &X86_64;
   case Triple::aarch64:
     return &AArch64;
+  case Triple::ppc64le:
+    return &PPC64LE;
   default:
-    // ppc64le needs its TOC-restoring call form first (see docs/abi.md).
     return nullptr;
   }
 }

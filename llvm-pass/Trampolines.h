@@ -31,6 +31,11 @@ public:
                                  const TrampolineStyle &Style) const = 0;
   /// Module asm for COMDAT helpers the trampolines of this module need.
   virtual std::string sharedThunks(bool NeedRetpoline) const { return ""; }
+  /// The trampoline does not preserve the caller's TOC pointer (ppc64le):
+  /// declare it non-dso_local with default visibility in IR (the asm keeps
+  /// it hidden), so the call is `bl tramp; nop` and the linker saves and
+  /// restores r2 around it (docs/abi.md, ppc64le).
+  virtual bool clobbersToc() const { return false; }
 
   /// The implementation for \p T, or null when the arch is not supported
   /// (then the pass leaves every call alone and says so in a remark).

@@ -1,8 +1,8 @@
 // Checks the exact instructions of a site and its trampoline on disk (unpatched) and in the running process: after registration (trampoline -> discovery thunk), after the first call (site discovered, patched to `bl twice`), after a plain store (`bl square`), and a guarded site with its guard stub.
 // REQUIRES: dyncall-pass
 //
-// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc_aarch64 -O2 -DTRAMP_SLOW_WORDS=2 -DSTUB_WORDS=6 %arch_inputs/site_bytes.c -o %t.a64 %rt_aarch64 && llvm-objdump -d %t.a64 | FileCheck %s --check-prefix=DISK-AARCH64 && %run_aarch64 %t.a64 | FileCheck %s --check-prefixes=CHECK,AARCH64 %}
-// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc_ppc64le -O2 -DTRAMP_SLOW_WORDS=3 -DSTUB_WORDS=12 %arch_inputs/site_bytes.c -o %t.ppc %rt_ppc64le && llvm-objdump -d %t.ppc | FileCheck %s --check-prefix=DISK-PPC64LE && %run_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,PPC64LE %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc_aarch64 -O2 -DTRAMP_SLOW_WORDS=2 -DSTUB_WORDS=6 %arch_inputs/site_bytes.c -o %t.a64 %rt_aarch64 && llvm-objdump -d %t.a64 | FileCheck %s --check-prefix=DISK-AARCH64 && %run_aarch64 %t.a64 | FileCheck %s --check-prefix=AARCH64 %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc_ppc64le -O2 -DTRAMP_SLOW_WORDS=3 -DSTUB_WORDS=12 %arch_inputs/site_bytes.c -o %t.ppc %rt_ppc64le && llvm-objdump -d %t.ppc | FileCheck %s --check-prefix=DISK-PPC64LE && %run_ppc64le %t.ppc | FileCheck %s --check-prefix=PPC64LE %}
 //
 // On disk, every trampoline is unpatched:
 // DISK-AARCH64: <apply>:
@@ -12,28 +12,64 @@
 // DISK-AARCH64-NEXT: aa1203f0 mov x16, x18
 // DISK-AARCH64-NEXT: d61f0200 br x16
 //
-// Registered: the site still calls the trampoline, whose branch goes to the
+// DISK-PPC64LE: <apply>:
+// DISK-PPC64LE: bl {{.*}} <__toc_save___dyncall_tramp.[[UNIT:[0-9a-f]+]].0>
+// DISK-PPC64LE-NEXT: 18 00 41 e8 ld 2, 24(1)
+// DISK-PPC64LE: <__dyncall_tramp.[[UNIT]].0>:
+// DISK-PPC64LE-NEXT: 04 00 00 48 b
+// DISK-PPC64LE-NEXT: a6 03 69 7d mtctr 11
+// DISK-PPC64LE-NEXT: 78 5b 6c 7d mr 12, 11
+// DISK-PPC64LE-NEXT: 20 04 80 4e bctr
+// DISK-PPC64LE: <__toc_save___dyncall_tramp.[[UNIT]].0>:
+// DISK-PPC64LE-NEXT: 18 00 41 f8 std 2, 24(1)
+// DISK-PPC64LE-NEXT: b {{.*}} <__dyncall_tramp.[[UNIT]].0>
+//
+// ppc64le: the site is never patched (bl <TOC-save stub>; ld r2,24(r1));
+// the trampoline's `b` goes straight to the target's local entry (same
+// module, same TOC) or to a stub that enters the global entry with r12.
+// PPC64LE-LABEL: == registered
+// PPC64LE-NEXT: site: {{48[0-9a-f]+[159d]}} bl <tocsave>
+// PPC64LE-NEXT: after: e8410018
+// PPC64LE-NEXT: tramp: {{4[89ab][0-9a-f]+[048c]}} b <twice>
+// PPC64LE-NEXT: slow: 7d6903a6 7d6c5b78 4e800420
+// PPC64LE: apply(3) = 7
+// PPC64LE-LABEL: == called
+// PPC64LE-NEXT: site: {{48[0-9a-f]+[159d]}} bl <tocsave>
+// PPC64LE-NEXT: after: e8410018
+// PPC64LE-NEXT: tramp: {{4[89ab][0-9a-f]+[048c]}} b <twice>
+// PPC64LE: apply(3) = 10
+// PPC64LE-LABEL: == stored
+// PPC64LE: tramp: {{4[89ab][0-9a-f]+[048c]}} b <square>
+// An escaped key: tramp -> guard stub {r12 = twice (5 insns); cmpd r11, r12;
+// bne slow; mtctr r12; bctr; slow: mtctr r11; mr r12, r11; bctr}.
+// PPC64LE: gapply(3) = 7
+// PPC64LE-LABEL: == guarded
+// PPC64LE: tramp: {{4[89ab][0-9a-f]+[048c]}} b <stub>
+// PPC64LE-NEXT: slow: 7d6903a6 7d6c5b78 4e800420
+// PPC64LE-NEXT: stub: 3d80{{[0-9a-f]+}} 618c{{[0-9a-f]+}} 798c07c6 658c{{[0-9a-f]+}} 618c{{[0-9a-f]+}} 7c2b6000 4082000c 7d8903a6 4e800420 7d6903a6 7d6c5b78 4e800420
+//
+// aarch64: registered: the site still calls the trampoline, whose branch goes to the
 // site's discovery thunk (ldr x17, lit; b disc).
-// CHECK-LABEL: == registered
+// AARCH64-LABEL: == registered
 // AARCH64-NEXT: site: {{9[4-7][0-9a-f]+}} bl <tramp>
 // AARCH64-NEXT: tramp: {{1[4-7][0-9a-f]+}} b <stub>
 // AARCH64-NEXT: slow: aa1203f0 d61f0200
 // AARCH64-NEXT: stub: 58000051 {{1[4-7][0-9a-f]+}}
-// CHECK: apply(3) = 7
+// AARCH64: apply(3) = 7
 //
 // The first call discovered the site (bl at LR - 4) and patched it direct.
-// CHECK-LABEL: == called
+// AARCH64-LABEL: == called
 // AARCH64-NEXT: site: {{9[4-7][0-9a-f]+}} bl <twice>
 // AARCH64-NEXT: tramp: {{1[4-7][0-9a-f]+}} b <stub>
 // AARCH64-NEXT: slow: aa1203f0 d61f0200
-// CHECK: apply(3) = 10
-// CHECK-LABEL: == stored
+// AARCH64: apply(3) = 10
+// AARCH64-LABEL: == stored
 // AARCH64-NEXT: site: {{9[4-7][0-9a-f]+}} bl <square>
-// CHECK: gapply(3) = 7
+// AARCH64: gapply(3) = 7
 //
 // An escaped key: site -> guard stub {ldr x16, lit; cmp x16, x18; b.ne slow;
 // b twice; slow: mov x16, x18; br x16}.
-// CHECK-LABEL: == guarded
+// AARCH64-LABEL: == guarded
 // AARCH64-NEXT: site: {{9[4-7][0-9a-f]+}} bl <stub>
 // AARCH64-NEXT: tramp: {{1[4-7][0-9a-f]+}} b <stub>
 // AARCH64-NEXT: slow: aa1203f0 d61f0200

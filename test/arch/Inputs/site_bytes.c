@@ -11,8 +11,12 @@
 
 #include <dyncall.h>
 
-__attribute__((noinline)) static int twice(int x) { return 2 * x; }
-__attribute__((noinline)) static int square(int x) { return x * x; }
+/* The targets touch a global: on ppc64le that gives them a TOC
+ * (global-entry prologue), so a same-module direct branch enters their
+ * local entry. */
+static volatile int hits;
+__attribute__((noinline)) static int twice(int x) { hits++; return 2 * x; }
+__attribute__((noinline)) static int square(int x) { hits++; return x * x; }
 
 int (*DYNCALL op)(int) = twice;
 int (*DYNCALL gop)(int) = twice;
@@ -50,6 +54,8 @@ static const char *name(uintptr_t d, uintptr_t tramp)
 		return "<twice>";
 	if (d == (uintptr_t)square)
 		return "<square>";
+	if (word(d) == 0xf8410018) /* std r2,24(r1): the linker's stub */
+		return "<tocsave>";
 	return "<stub>";
 }
 
@@ -78,16 +84,23 @@ static int branch(uint32_t w, uintptr_t at, uintptr_t *d)
 						   (uintptr_t)(f))
 #endif
 
+/* A branch to a local entry names the function. */
+static uintptr_t canon(uintptr_t d)
+{
+	if (d == LOCAL_ENTRY(twice))
+		return (uintptr_t)twice;
+	if (d == LOCAL_ENTRY(square))
+		return (uintptr_t)square;
+	return d;
+}
+
 static void show(const char *what, uintptr_t at, uintptr_t tramp)
 {
 	uint32_t w = word(at);
-	uintptr_t d;
+	uintptr_t d = 0;
 	int k = branch(w, at, &d);
 
-	if (d == LOCAL_ENTRY(twice))
-		d = (uintptr_t)twice;
-	if (d == LOCAL_ENTRY(square))
-		d = (uintptr_t)square;
+	d = canon(d);
 	printf("%s: %08x %s %s\n", what, w, k == 2 ? "bl" : k ? "b" : "?",
 	       k ? name(d, tramp) : "");
 }
@@ -105,7 +118,13 @@ static uintptr_t find_call(void *fn, uintptr_t tramp)
 {
 	for (uintptr_t a = (uintptr_t)fn; a < (uintptr_t)fn + 256; a += 4) {
 		uintptr_t d;
-		if (branch(word(a), a, &d) == 2 && d == tramp)
+		if (branch(word(a), a, &d) != 2)
+			continue;
+		if (d == tramp)
+			return a;
+		/* ppc64le: bl <std r2,24(r1); b tramp> ; ld r2,24(r1) */
+		if (word(d) == 0xf8410018 && branch(word(d + 4), d + 4, &d) &&
+		    d == tramp)
 			return a;
 	}
 	return 0;
@@ -128,13 +147,17 @@ static void dump(const char *when, struct info in, void *fn)
 	printf("== %s\n", when);
 	if (site)
 		show("site", site, in.tramp);
+#ifdef __powerpc64__
+	if (site)
+		words("after", site + 4, 1);
+#endif
 	show("tramp", in.tramp, in.tramp);
 	words("slow", in.tramp + 4, TRAMP_SLOW_WORDS);
 	if (site && branch(word(site), site, &d) && d != in.tramp &&
-	    !strcmp(name(d, in.tramp), "<stub>"))
+	    !strcmp(name(canon(d), in.tramp), "<stub>"))
 		words("stub", d, STUB_WORDS);
 	else if (branch(word(in.tramp), in.tramp, &d) &&
-		 !strcmp(name(d, in.tramp), "<stub>"))
+		 !strcmp(name(canon(d), in.tramp), "<stub>"))
 		words("stub", d, STUB_WORDS);
 }
 

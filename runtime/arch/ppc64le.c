@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * ppc64le (ELFv2) implementation of the arch contract (arch.h): b/bl
+ * branches written with one aligned 32-bit store, cache maintenance, and
+ * the instructions of generated stubs.
+ *
+ * Why one store is enough.  Power ISA (Book II, 1.6 "Instruction
+ * storage"; the "concurrent modification" rule that Linux's patch_
+ * instruction and HotSpot rely on) lets software replace one of b, bl,
+ * nop, trap with another by a single aligned word store while other
+ * threads execute it: they fetch the old or the new word.  The writer does
+ *     dcbst; sync; icbi; sync; isync              (arch_flush_icache)
+ * on the written block, then, once per batch, the generic code's
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) makes every other
+ * thread execute a context-synchronizing event.  Prefixed instructions
+ * (Power10, 8 bytes, opcode 1 prefix) are never written: every patch point
+ * is verified to be a b/bl that is not the suffix of a prefix.
+ *
+ * The TOC (r2).  The pass declares each trampoline with `.localentry
+ * tramp, 1` ("does not preserve r2") and calls it as a non-local function,
+ * so the compiler emits `bl tramp; nop` and both GNU ld and lld turn that
+ * into
+ *     bl  <TOC-save stub>        std r2, 24(r1) ; b tramp
+ *     ld  r2, 24(r1)
+ * The site itself is never patched (patching its `bl` would skip the
+ * std while keeping the ld), hence no run-time discovery on ppc64le:
+ * only the trampoline's branch is patched.  At the trampoline r2 is still
+ * the caller's TOC, r11 the loaded pointer (static chain), r12 and ctr
+ * are free, and the caller restores r2 after the call, so:
+ *   - `b T_local` (direct) is used only when T is in the same module as
+ *     the trampoline (one TOC per module: lld never splits it; GNU ld's
+ *     multi-TOC needs a GOT > 64 KiB entries, whose cross-TOC calls go
+ *     through its own stubs) and within +-32 MiB, entering T's local
+ *     entry (past its `addis r2,r12,..; addi r2,r2,..` global-entry
+ *     prologue); a T without that prologue goes through a far stub;
+ *   - everything else (guard stubs, far stubs, the slow path) enters T at
+ *     its global entry with r12 = T, through ctr, which is correct for
+ *     any T in any module: T sets up its own r2 and the site's
+ *     `ld r2, 24(r1)` restores the caller's.
+ */
+#include <link.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+
+#include "../internal.h"
+#include "arch.h"
+
+/* Instructions, with their assembly. */
+#define INSN_B 0x48000000u          /* b <li24>                        */
+#define INSN_BL 0x48000001u         /* bl <li24>                       */
+#define MASK_B 0xfc000003u          /* opcode, AA, LK                  */
+#define LI24 0x03fffffcu
+#define INSN_B_NEXT 0x48000004u     /* b .+4 (an unpatched trampoline) */
+#define INSN_MTCTR_R11 0x7d6903a6u  /* mtctr r11                       */
+#define INSN_MR_R12_R11 0x7d6c5b78u /* mr r12, r11                     */
+#define INSN_BCTR 0x4e800420u       /* bctr                            */
+#define INSN_MTCTR_R12 0x7d8903a6u  /* mtctr r12                       */
+#define INSN_MR_R0_R12 0x7d806378u  /* mr r0, r12                      */
+#define INSN_LIS_R12 0x3d800000u    /* lis r12, <imm16>                */
+#define INSN_ORI_R12 0x618c0000u    /* ori r12, r12, <imm16>           */
+#define INSN_ORIS_R12 0x658c0000u   /* oris r12, r12, <imm16>          */
+#define INSN_SLDI_R12_32 0x798c07c6u /* sldi r12, r12, 32              */
+#define INSN_CMPD_R11_R12 0x7c2b6000u /* cmpd r11, r12                 */
+#define INSN_BNE 0x40820000u        /* bne cr0, <bd14>                 */
+#define INSN_TRAP 0x7fe00008u       /* trap                            */
+#define INSN_ADDIS_R2_R12 0x3c4c0000u /* addis r2, r12, <imm16>        */
+#define INSN_ADDI_R2_R2 0x38420000u /* addi r2, r2, <imm16>            */
+#define MASK_HI16 0xffff0000u
+#define OPCD_PREFIX 1               /* primary opcode of a prefix word */
+
+/* Region header layout (offsets from the region base). */
+#define HDR_REPORT 0  /* mr r0,r12; r12 = report_entry; mtctr r12; bctr */
+
+/* Stub layout: code first, literals at STUB_LIT. */
+#define STUB_LIT 72      /* .quad target                          */
+#define STUB_LIT_SITE 80 /* .quad site (checking mode)            */
+
+/* In ppc64le.S. */
+void dc_ppc64le_report_entry(void) DC_HIDDEN;
+
+static uint32_t insn_at(uintptr_t at)
+{
+	return __atomic_load_n((const uint32_t *)at, __ATOMIC_RELAXED);
+}
+
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	return (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
+static bool fits24(uintptr_t at, uintptr_t dest)
+{
+	int64_t d = (int64_t)(dest - at);
+
+	return !(d & 3) && d >= -(1L << 25) && d < (1L << 25);
+}
+
+static uint32_t enc_b(uint32_t opc, uintptr_t at, uintptr_t dest)
+{
+	return opc | ((uint32_t)(int64_t)(dest - at) & LI24);
+}
+
+/* The global-entry prologue `addis r2,r12,hi; addi r2,r2,lo` at f? */
+static bool has_toc_prologue(uintptr_t f)
+{
+	return !(f & 3) &&
+	       (insn_at(f) & MASK_HI16) == INSN_ADDIS_R2_R12 &&
+	       (insn_at(f + 4) & MASK_HI16) == INSN_ADDI_R2_R2;
+}
+
+/*
+ * Which object holds an address: executable ranges cached by object (the
+ * first registration of a module fills its entry, from its constructor).
+ */
+struct obj_range {
+	uintptr_t lo, hi, obj;
+};
+#define OBJ_CACHE 64
+static struct obj_range obj_cache[OBJ_CACHE];
+static unsigned obj_next;
+
+struct obj_query {
+	uintptr_t addr;
+	struct obj_range r;
+	bool found;
+};
+
+static int obj_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct obj_query *q = data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    q->addr >= lo && q->addr < lo + ph->p_memsz) {
+			q->r = (struct obj_range){ lo, lo + ph->p_memsz,
+						   (uintptr_t)info->dlpi_phdr };
+			q->found = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static uintptr_t object_of(uintptr_t addr)
+{
+	struct obj_query q = { .addr = addr };
+
+	for (unsigned i = 0; i < OBJ_CACHE; i++)
+		if (addr >= obj_cache[i].lo && addr < obj_cache[i].hi)
+			return obj_cache[i].obj;
+	if (dc_is_stub(addr))
+		return 0;
+	dl_iterate_phdr(obj_cb, &q);
+	if (!q.found)
+		return 0;
+	obj_cache[obj_next++ % OBJ_CACHE] = q.r;
+	return q.r.obj;
+}
+
+/* Where a direct branch at `at` to the function `dest` lands, or 0 when it
+ * may not go there directly (another module or no recognizable global
+ * entry: then a far stub with r12 = dest). */
+static uintptr_t local_entry(uintptr_t at, uintptr_t dest)
+{
+	uintptr_t o;
+
+	if (!has_toc_prologue(dest))
+		return 0;
+	o = object_of(at);
+	if (!o || object_of(dest) != o)
+		return 0;
+	return dest + 8;
+}
+
+bool arch_branch_reaches(uintptr_t at, uintptr_t dest)
+{
+	uintptr_t l = local_entry(at, dest);
+
+	return l && fits24(at, l);
+}
+
+/* A branch landing right after a global-entry prologue means "call the
+ * function": report the function (the generic code's destination). */
+bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest)
+{
+	uint32_t i = insn_at(at);
+	uintptr_t d;
+
+	if ((i & MASK_B) != (op == ARCH_OP_CALL ? INSN_BL : INSN_B))
+		return false;
+	d = at + sext(i & LI24, 26);
+	if (d >= 8 && has_toc_prologue(d - 8))
+		d -= 8;
+	*dest = d;
+	return true;
+}
+
+/* Is the word at `at` the suffix of a prefixed instruction?  A prefixed
+ * instruction never crosses a 64-byte boundary. */
+static bool is_suffix(uintptr_t at)
+{
+	return (at & 63) && (insn_at(at - 4) >> 26) == OPCD_PREFIX;
+}
+
+/*
+ * Retarget the trampoline's `b` at `at`.
+ *
+ *   before:  010010 <li24 to cur> 00      b cur
+ *   after:   010010 <li24 to want> 00     b want   (want + 8: local entry
+ *                                                  of a same-module T)
+ * Writes, in order:
+ *   1. one aligned 32-bit store of the new word (b stays b);
+ *   2. dcbst; sync; icbi; sync; isync on its block (do_step);
+ *      -- sync cores: membarrier SYNC_CORE, once per batch (generic) --
+ * Refused: a word that is the suffix of a prefixed instruction
+ * (DYNCALL_ERR_BYTES), a destination out of reach (DYNCALL_ERR_RANGE).
+ */
+int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
+		     uintptr_t want, struct arch_step steps[ARCH_MAX_STEPS])
+{
+	uint32_t opc = op == ARCH_OP_CALL ? INSN_BL : INSN_B;
+	uintptr_t l = local_entry(at, want);
+	uint32_t insn;
+
+	(void)cur;
+	if (at & 3)
+		return DYNCALL_ERR_ALIGN;
+	if (is_suffix(at))
+		return DYNCALL_ERR_BYTES;
+	if (l)
+		want = l;
+	if (!fits24(at, want))
+		return DYNCALL_ERR_RANGE;
+	insn = enc_b(opc, at, want);
+	if (insn == insn_at(at))
+		return 0;
+	steps[0] = (struct arch_step){ .addr = at, .len = 4, .atomic = true };
+	memcpy(steps[0].bytes, &insn, 4);
+	return 1;
+}
+
+/*
+ * An unpatched trampoline (abi.h):
+ *   tramp:  48000004   b slow
+ *   slow:   7d6903a6   mtctr r11
+ *           7d6c5b78   mr r12, r11      (the global entry wants r12)
+ *           4e800420   bctr
+ */
+uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
+{
+	*retpoline = false;
+	if (tramp & 3 || is_suffix(tramp) || insn_at(tramp) != INSN_B_NEXT ||
+	    insn_at(tramp + 4) != INSN_MTCTR_R11 ||
+	    insn_at(tramp + 8) != INSN_MR_R12_R11 ||
+	    insn_at(tramp + 12) != INSN_BCTR)
+		return 0;
+	return tramp + 4;
+}
+
+/* No discovery (ARCH_HAS_DISCOVERY 0): sites are never patched. */
+bool arch_call_before(uintptr_t ret, uintptr_t tramp)
+{
+	(void)ret;
+	(void)tramp;
+	return false;
+}
+
+/* A tiny assembler over a buffer that knows where it will live. */
+struct emit {
+	uint8_t *buf;
+	uintptr_t at;
+	size_t n;
+};
+
+static uintptr_t pc(const struct emit *e)
+{
+	return e->at + e->n;
+}
+
+static void put32(struct emit *e, uint32_t insn)
+{
+	memcpy(e->buf + e->n, &insn, 4);
+	e->n += 4;
+}
+
+static void put64(struct emit *e, uint64_t v)
+{
+	memcpy(e->buf + e->n, &v, 8);
+	e->n += 8;
+}
+
+static void pad_to(struct emit *e, size_t off)
+{
+	while (e->n < off)
+		put32(e, INSN_TRAP);
+}
+
+/* r12 = v: lis; ori; sldi 32; oris; ori (5 instructions, any 64-bit v) */
+static void put_li64_r12(struct emit *e, uint64_t v)
+{
+	put32(e, INSN_LIS_R12 | (uint32_t)((v >> 48) & 0xffff));
+	put32(e, INSN_ORI_R12 | (uint32_t)((v >> 32) & 0xffff));
+	put32(e, INSN_SLDI_R12_32);
+	put32(e, INSN_ORIS_R12 | (uint32_t)((v >> 16) & 0xffff));
+	put32(e, INSN_ORI_R12 | (uint32_t)(v & 0xffff));
+}
+
+/*
+ * Shared entry of a region, reached by `b` from checking-mode stubs with
+ * r12 = &stub literal:
+ *   +0  report:  mr r0, r12 ; r12 = dc_ppc64le_report_entry (5 insns) ;
+ *                mtctr r12 ; bctr       (its global entry wants r12)
+ */
+size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
+{
+	struct emit e = { buf, at, 0 };
+
+	pad_to(&e, HDR_REPORT);
+	put32(&e, INSN_MR_R0_R12);
+	put_li64_r12(&e, (uintptr_t)dc_ppc64le_report_entry);
+	put32(&e, INSN_MTCTR_R12);
+	put32(&e, INSN_BCTR);
+	pad_to(&e, ARCH_REGION_HEADER);
+	return e.n;
+}
+
+/*
+ * Guard stub for target T (immutable once published), entered by `b` from
+ * a trampoline, r11 = the loaded pointer, r2 = the caller's TOC:
+ *     3d80xxxx   lis r12, T@highest
+ *     618cxxxx   ori r12, r12, T@higher
+ *     798c07c6   sldi r12, r12, 32
+ *     658cxxxx   oris r12, r12, T@h
+ *     618cxxxx   ori r12, r12, T@l
+ *     7c2b6000   cmpd r11, r12
+ *     4082000c   bne slow
+ *     7d8903a6   mtctr r12            T's global entry, r12 = T
+ *     4e800420   bctr
+ *   slow:
+ *     7d6903a6   mtctr r11            plain: the unpatched slow path
+ *     7d6c5b78   mr r12, r11
+ *     4e800420   bctr
+ *   or, checking mode:
+ *     r12 = &lit (5 insns) ; b report    (region header)
+ *   lit: .quad T ; .quad site
+ * The check and the jump are in the same immutable stub.
+ */
+size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
+		       uintptr_t target, unsigned flavor, uintptr_t site)
+{
+	struct emit e = { buf, at, 0 };
+
+	put_li64_r12(&e, target);
+	put32(&e, INSN_CMPD_R11_R12);
+	put32(&e, INSN_BNE | 12);
+	put32(&e, INSN_MTCTR_R12);
+	put32(&e, INSN_BCTR);
+	if (flavor & DC_FLAVOR_CHECK) {
+		put_li64_r12(&e, at + STUB_LIT);
+		put32(&e, enc_b(INSN_B, pc(&e), region + HDR_REPORT));
+	} else {
+		put32(&e, INSN_MTCTR_R11);
+		put32(&e, INSN_MR_R12_R11);
+		put32(&e, INSN_BCTR);
+	}
+	pad_to(&e, STUB_LIT);
+	put64(&e, target);
+	put64(&e, site);
+	pad_to(&e, ARCH_STUB_SIZE);
+	return e.n;
+}
+
+/*
+ * Far stub: T in another module, out of reach, or without a recognizable
+ * local entry; enters the global entry with r12 = T:
+ *     r12 = T (5 insns) ; 7d8903a6 mtctr r12 ; 4e800420 bctr
+ */
+size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
+		     uintptr_t target, unsigned flavor)
+{
+	struct emit e = { buf, at, 0 };
+
+	(void)region;
+	(void)flavor;
+	put_li64_r12(&e, target);
+	put32(&e, INSN_MTCTR_R12);
+	put32(&e, INSN_BCTR);
+	pad_to(&e, STUB_LIT);
+	put64(&e, target);
+	put64(&e, 0);
+	pad_to(&e, ARCH_STUB_SIZE);
+	return e.n;
+}
+
+/* Never called (ARCH_HAS_DISCOVERY 0); a trap if it ever were. */
+size_t arch_emit_disc_thunk(uint8_t *buf, uintptr_t at, uintptr_t region,
+			    uintptr_t site, unsigned flavor)
+{
+	struct emit e = { buf, at, 0 };
+
+	(void)region;
+	(void)site;
+	(void)flavor;
+	pad_to(&e, ARCH_THUNK_SIZE);
+	return e.n;
+}
+
+/*
+ * dcbst every data block of the range; sync; icbi every instruction
+ * block; sync; isync.  Block sizes from the auxiliary vector (a smaller
+ * step than the real block is only redundant).
+ */
+void arch_flush_icache(uintptr_t addr, size_t len)
+{
+	static uintptr_t dblock, iblock;
+	uintptr_t end = addr + len, p;
+
+	if (!dblock) {
+		dblock = getauxval(AT_DCACHEBSIZE);
+		iblock = getauxval(AT_ICACHEBSIZE);
+		if (!dblock || dblock & (dblock - 1))
+			dblock = 32;
+		if (!iblock || iblock & (iblock - 1))
+			iblock = 32;
+	}
+	for (p = addr & ~(dblock - 1); p < end; p += dblock)
+		__asm__ volatile("dcbst 0, %0" ::"r"(p) : "memory");
+	__asm__ volatile("sync" ::: "memory");
+	for (p = addr & ~(iblock - 1); p < end; p += iblock)
+		__asm__ volatile("icbi 0, %0" ::"r"(p) : "memory");
+	__asm__ volatile("sync" ::: "memory");
+	__asm__ volatile("isync" ::: "memory");
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* ppc64le (ELFv2) constants of the arch contract (arch.h). */
+#ifndef DYNCALL_ARCH_PPC64LE_H
+#define DYNCALL_ARCH_PPC64LE_H
+
+#define ARCH_NAME "ppc64le"
+#define ARCH_MAX_STEPS 1        /* one aligned 32-bit store of b/bl      */
+#define ARCH_CALL_LEN 4         /* bl <li24>                             */
+#define ARCH_BRANCH_LEN 4       /* b/bl <li24>                           */
+#define ARCH_REACH 0x01f00000L  /* +-32 MiB, minus a margin              */
+#define ARCH_STUB_SIZE 96       /* guard stub: 15 insns + 2 literals     */
+#define ARCH_THUNK_SIZE 16      /* unused: no run-time discovery         */
+#define ARCH_REGION_HEADER 64   /* the report entry's trampoline         */
+#define ARCH_STORE_WORD 4       /* patches are single 32-bit stores      */
+#define ARCH_FILL_BYTE 0x00     /* 0x00000000 is an illegal instruction  */
+#define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
+/* Clang sites are `bl <linker TOC-save stub>; ld r2,24(r1)`: the call
+ * instruction is never patched (see ppc64le.c), so nothing to discover. */
+#define ARCH_HAS_DISCOVERY 0
+
+#endif
