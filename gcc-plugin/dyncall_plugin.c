@@ -780,22 +780,24 @@ static void escape_fields_of(tree type, gimple *stmt, int depth)
 }
 
 /*
- * Is the compilation's ABI one docs/abi.md describes (x86-64 LP64, aarch64
- * LP64, ppc64le ELFv2)?  Asked by the pass gates, i.e. after the target's
- * options are final; a warning once, and then nothing is transformed (the
- * attribute stays accepted and checked).
+ * Is the compilation's ABI the one docs/abi.md describes for the target
+ * (x86-64 LP64, aarch64 LP64 with x18 free, ppc64le ELFv2)?  Asked by the
+ * pass gates, i.e. once the target's options are final; one warning, and
+ * then nothing is transformed (the attribute stays accepted and checked).
  */
 static bool target_supported(void)
 {
 	static int ok = -1;
 
 	if (ok < 0) {
-		ok = dyncall_target_ok();
-		if (!ok)
-			warning(0, "%s: only the %s ABI of docs/abi.md is "
-				   "supported on this target; calls through "
-				   "%<dynamic_call%> pointers stay indirect",
-				plugin_name, arch.name);
+		const char *problem = dyncall_target_problem();
+
+		ok = problem == NULL;
+		if (problem)
+			warning_at(UNKNOWN_LOCATION, 0,
+				   "%s: %s on %s; calls through %<dynamic_call%> "
+				   "pointers stay indirect",
+				   plugin_name, problem, arch.name);
 	}
 	return ok;
 }

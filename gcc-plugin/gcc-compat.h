@@ -77,8 +77,9 @@
  * everything per arch that is not an option accessor is a row of the arch
  * table in dyncall_plugin.c (assembly text, padding, flags).
  *
- *   dyncall_target_ok()        the ABI of the compilation is one docs/abi.md
- *                              describes (valid after option processing)
+ *   dyncall_target_problem()   NULL when the compilation's ABI is the one
+ *                              docs/abi.md describes, else why not (valid
+ *                              after option processing)
  *   dyncall_global_retpoline() -mindirect-branch=thunk* (x86-64)
  *   dyncall_ibt_enabled()      -fcf-protection=branch|full (x86-64)
  *   dyncall_bti_enabled()      -mbranch-protection=bti|standard (aarch64)
@@ -93,7 +94,8 @@
 #if defined(I386_OPTS_H)
 #define DYNCALL_ARCH DYNCALL_ARCH_X86_64
 /* i386's static chain is a hook (ix86_static_chain): r10 in 64-bit mode. */
-#define dyncall_target_ok() (TARGET_64BIT)
+#define dyncall_target_problem()                                               \
+	(TARGET_LP64 ? NULL : "calls need the LP64 ABI (-m64)")
 #define dyncall_global_retpoline()                                             \
 	(ix86_indirect_branch != indirect_branch_keep &&                       \
 	 ix86_indirect_branch != indirect_branch_unset)
@@ -104,7 +106,13 @@
 #define DYNCALL_ARCH DYNCALL_ARCH_AARCH64
 static_assert(STATIC_CHAIN_REGNUM == R18_REGNUM,
 	      "docs/abi.md: the aarch64 static chain is x18");
-#define dyncall_target_ok() (!TARGET_ILP32)
+/* -ffixed-x18 (e.g. for -fsanitize=shadow-call-stack, whose pointer x18
+ * is): the static chain must not be touched. */
+#define dyncall_target_problem()                                               \
+	(TARGET_ILP32 ? "calls need the LP64 ABI (-mabi=lp64)"                 \
+	 : fixed_regs[STATIC_CHAIN_REGNUM]                                     \
+		 ? "x18, the static chain, is reserved (-ffixed-x18)"          \
+		 : NULL)
 #define dyncall_global_retpoline() false
 #define dyncall_ibt_enabled() false
 /* 2 = not given; aarch64_override_options resolves it to 0 or 1. */
@@ -114,8 +122,10 @@ static_assert(STATIC_CHAIN_REGNUM == R18_REGNUM,
 #define DYNCALL_ARCH DYNCALL_ARCH_PPC64LE
 static_assert(STATIC_CHAIN_REGNUM == 11,
 	      "docs/abi.md: the ppc64le static chain is r11");
-#define dyncall_target_ok()                                                    \
-	(TARGET_64BIT && DEFAULT_ABI == ABI_ELFv2 && !BYTES_BIG_ENDIAN)
+#define dyncall_target_problem()                                               \
+	(TARGET_64BIT && DEFAULT_ABI == ABI_ELFv2 && !BYTES_BIG_ENDIAN         \
+		 ? NULL                                                        \
+		 : "calls need the 64-bit little-endian ELFv2 ABI")
 #define dyncall_global_retpoline() false
 #define dyncall_ibt_enabled() false
 #define dyncall_bti_enabled() false
