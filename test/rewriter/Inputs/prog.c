@@ -3,6 +3,7 @@
  * result and, with -DSTATS, what the runtime did for the const key. */
 #include <stdio.h>
 #include <dyncall.h>
+#include <dyncall/abi.h>
 
 extern int (*op)(int) DYNCALL;
 extern int (*const cop)(int) DYNCALL;
