@@ -8,7 +8,7 @@
  * changes.  Without the plugin DYNCALL expands to nothing and every call is
  * an ordinary indirect call, so code using this header always builds.
  *
- *	static int (*DYNCALL on_event)(int);
+ *	static int (*on_event)(int) DYNCALL;
  *	on_event = handler_a;      // the plugin turns this into __dyncall_store
  *	on_event(42);              // direct call to handler_a once patched
  *
