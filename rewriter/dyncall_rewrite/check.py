@@ -138,12 +138,12 @@ def _check_keys(an: Analysis, entries: list[abi.KeyEntry]) -> None:
                 )
             )
             continue
-        if not img.is_writable(e.keycell, 8) or e.keycell % 8:
+        if not img.holds_key_cell(e.keycell):
             diags.append(
                 Diagnostic(
                     "DC040",
                     e.keycell,
-                    f"key cell of key entry #{e.index} is not an aligned pointer in writable (RELRO) data",
+                    f"key cell of key entry #{e.index} is not an aligned pointer the loader can relocate (PIE/DSO: writable RELRO data; fixed-address executable: any data)",
                     e.index,
                     T,
                 )
@@ -244,7 +244,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
         if cell in other_cells:
             return other_cells[cell]
         k = None
-        if img.mapped(cell, 8) is not None and img.is_writable(cell, 8) and not cell % 8:
+        if img.holds_key_cell(cell):
             pv = img.pointer(cell)
             k = by_addr.get(pv.value) if pv.known else by_sym.get(pv.symbol or "")
         other_cells[cell] = k
@@ -346,11 +346,11 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                 f"{what} of {where} (key cell 0x{e.keycell:x}) has no __dyncall_keys entry",
                 info,
             )
-        elif key.cell != e.keycell and (not img.is_writable(e.keycell, 8) or e.keycell % 8):
+        elif key.cell != e.keycell and not img.holds_key_cell(e.keycell):
             err(
                 "DC040",
                 e.keycell,
-                f"key cell of {where} is not an aligned pointer in writable (RELRO) data",
+                f"key cell of {where} is not an aligned pointer the loader can relocate (PIE/DSO: writable RELRO data; fixed-address executable: any data)",
                 info,
             )
         else:

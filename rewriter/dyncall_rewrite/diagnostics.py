@@ -41,7 +41,7 @@ CODES: dict[str, tuple[str, str]] = {
     "DC031": (ERROR, "trampoline shared by several entries"),
     "DC032": (ERROR, "overlapping sites or trampolines"),
     # Keys
-    "DC040": (ERROR, "key cell not in writable data"),
+    "DC040": (ERROR, "key cell not where the loader can relocate it"),
     "DC041": (ERROR, "key not in writable data"),
     "DC042": (ERROR, "key cell without a __dyncall_keys entry"),
     "DC043": (ERROR, "bad key name"),

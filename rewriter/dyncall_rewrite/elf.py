@@ -144,6 +144,17 @@ class Image:
         s = self.segment(vaddr)
         return s is not None and s.flags & PF_W != 0 and vaddr + n <= s.end
 
+    def holds_key_cell(self, vaddr: int) -> bool:
+        """Can the loader give [vaddr, vaddr+8) its value?  In a PIE or a
+        shared object the cell needs a dynamic relocation, so it must be in
+        writable (RELRO) data; in a fixed-address executable its value is in
+        the file and any non-executable data will do."""
+        if vaddr % 8:
+            return False
+        if self.is_writable(vaddr, 8):
+            return True
+        return not self.is_pie and self.mapped(vaddr, 8) is not None and not self.is_exec(vaddr, 8)
+
     def offset(self, vaddr: int, n: int = 1) -> int | None:
         """File offset of [vaddr, vaddr+n) when it is backed by file bytes."""
         s = self.segment(vaddr)
