@@ -67,8 +67,11 @@ bool onlyNullTestsBesides(const LoadInst &Load, const CallBase &Call) {
 } // namespace
 
 bool isFreshLoad(const LoadInst &Load, const CallBase &Call) {
-  if ((!Load.isUnordered() || Load.isVolatile()) &&
-      !onlyNullTestsBesides(Load, Call))
+  // Moving the load to the call is invisible only if nothing else observes
+  // the loaded value (docs/abi.md): a test against null is all it may do,
+  // whatever the kind of load. Otherwise another thread's store between the
+  // load and the call would make the program call one value and use another.
+  if (!onlyNullTestsBesides(Load, Call))
     return false;
 
   const BasicBlock *LB = Load.getParent(), *CB = Call.getParent();
