@@ -143,7 +143,8 @@ def _check_keys(an: Analysis, entries: list[abi.KeyEntry]) -> None:
                 Diagnostic(
                     "DC040",
                     e.keycell,
-                    f"key cell of key entry #{e.index} is not an aligned pointer the loader can relocate (PIE/DSO: writable RELRO data; fixed-address executable: any data)",
+                    f"key cell of key entry #{e.index} is not an aligned pointer the loader can relocate"
+                    " (PIE/DSO: writable RELRO data; fixed-address executable: any data)",
                     e.index,
                     T,
                 )
@@ -350,7 +351,8 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
             err(
                 "DC040",
                 e.keycell,
-                f"key cell of {where} is not an aligned pointer the loader can relocate (PIE/DSO: writable RELRO data; fixed-address executable: any data)",
+                f"key cell of {where} is not an aligned pointer the loader can relocate"
+                " (PIE/DSO: writable RELRO data; fixed-address executable: any data)",
                 info,
             )
         else:

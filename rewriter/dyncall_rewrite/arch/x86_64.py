@@ -65,7 +65,8 @@ CANONICAL_NOPS = {
 _I32 = struct.Struct("<i")
 _I8 = struct.Struct("<b")
 # Direct branches: call/jmp rel32, jcc rel32 (0f 80..8f), jmp/jcc rel8.
-_BRANCH_RE = re.compile(rb"[\xe8\xe9]|\x0f[\x80-\x8f]|[\x70-\x7f\xeb]", re.DOTALL)
+_REL32_RE = re.compile(rb"(?<!\xcc\xcc\xcc)[\xe8\xe9]|\x0f[\x80-\x8f]", re.DOTALL)
+_REL8_RE = re.compile(rb"[\x70-\x7f\xeb]", re.DOTALL)
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 # capstone's cs_insn record, unpacked in bulk: id, address, size.
@@ -96,7 +97,6 @@ class X86_64(Backend):
     def __init__(self, image: Image) -> None:
         super().__init__(image)
         self._md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-        self._sweeps: dict[int, set[int]] = {}
         self._targets: set[int] = set()
 
     # -- trampolines ----------------------------------------------------
@@ -217,30 +217,49 @@ class X86_64(Backend):
         return out
 
     def find_branches_to(self, targets: set[int]) -> dict[int, list[Branch]]:
+        """Candidates are found by a byte scan (rel32 forms everywhere,
+        rel8 forms only within reach of a trampoline), then kept only when
+        capstone, decoding the enclosing function from its start, finds an
+        instruction there.  A trampoline's own ``e9`` (after ``cc cc cc``) is
+        skipped by the pattern: no site can follow int3 padding, since the
+        instruction before a site loads the static chain."""
         if not targets:
             return {}
         cands: list[Branch] = []
         unpack32, unpack8 = _I32.unpack_from, _I8.unpack_from
+        tr = sorted(targets)
+        windows: list[list[int]] = []  # reach of rel8 branches to trampolines
+        for t in tr:
+            if windows and t - 130 <= windows[-1][1]:
+                windows[-1][1] = t + 130
+            else:
+                windows.append([t - 130, t + 130])
         for base, code in self._exec_regions():
             n = len(code)
-            for m in _BRANCH_RE.finditer(code):
+            for m in _REL32_RE.finditer(code):
                 p = m.start()
                 c = code[p]
-                if c >= 0xE8 and c <= 0xE9:
+                if c != 0x0F:
                     if p + 5 > n:
                         continue
                     t = base + p + 5 + unpack32(code, p + 1)[0]
                     if t in targets:
                         cands.append(Branch(base + p, 5, "call" if c == 0xE8 else "jmp", t))
-                elif c == 0x0F:
+                else:
                     if p + 6 > n:
                         continue
                     t = base + p + 6 + unpack32(code, p + 2)[0]
                     if t in targets:
                         cands.append(Branch(base + p, 6, "jcc", t))
-                else:
+            for lo, hi in windows:
+                lo, hi = max(lo - base, 0), min(hi - base, n)
+                if lo >= hi:
+                    continue
+                for m in _REL8_RE.finditer(code, lo, hi):
+                    p = m.start()
                     if p + 2 > n:
                         continue
+                    c = code[p]
                     t = base + p + 2 + unpack8(code, p + 1)[0]
                     if t in targets:
                         cands.append(Branch(base + p, 2, "jmp8" if c == 0xEB else "jcc8", t))
@@ -252,35 +271,64 @@ class X86_64(Backend):
         return out
 
     def instruction_boundaries(self, addrs: list[int]) -> set[int]:
-        """The subset of ``addrs`` that are instruction starts, decoding each
-        enclosing function from its symbol (or, without symbols, the
-        enclosing executable section by linear sweep)."""
+        """The subset of ``addrs`` that are instruction starts of executable
+        code decoded from the start of the enclosing function.
+
+        One linear sweep per executable region, in large chunks, that
+        restarts at every function symbol it does not land on: then every
+        function is decoded exactly as from its own start (decoding is
+        deterministic from a boundary).  Code before the first candidate's
+        function and between candidates' functions is skipped when symbols
+        say where functions start; without symbols the sweep runs from the
+        region start."""
         img = self.image
-        by_func: dict[tuple[int, int], list[int]] = {}
-        loose: list[int] = []
-        for a in addrs:
-            f = img.function_range(a)
-            if f is None:
-                loose.append(a)
-            else:
-                by_func.setdefault(f, []).append(a)
         ok: set[int] = set()
-        keys = list(by_func)
-        ranges = [(start, min(start + size, max(by_func[(start, size)]) + 16)) for start, size in keys]
-        for k, stream in zip(keys, self.decode_ranges(ranges), strict=True):
-            ok.update(a for a in by_func[k] if stream.has_start(a))
-        for a in loose:
-            if a in self._sweep_for(a):
-                ok.add(a)
+        want = sorted(set(addrs))
+        fstarts = img._func_starts
+        for base, code in self._exec_regions():
+            end_r = base + len(code)
+            lo = bisect.bisect_left(want, base)
+            hi = bisect.bisect_left(want, end_r)
+            if lo < hi:
+                ok.update(self._sweep_verify(base, code, want[lo:hi], fstarts))
         return ok
 
-    def _sweep_for(self, addr: int) -> set[int]:
-        for base, code in self._exec_regions():
-            if base <= addr < base + len(code):
-                if base not in self._sweeps:
-                    self._sweeps[base] = self._sweep(code, base)
-                return self._sweeps[base]
-        return set()
+    def _sweep_verify(self, base: int, code: bytes, cands: list[int], fstarts: list[int]) -> set[int]:
+        ok: set[int] = set()
+        n = len(code)
+        pos = 0
+        ci = 0
+        while ci < len(cands):
+            nxt = cands[ci]
+            k = bisect.bisect_right(fstarts, nxt) - 1
+            if k >= 0 and base + pos < fstarts[k] <= nxt:
+                pos = fstarts[k] - base  # skip to the candidate's function
+            if pos >= n:
+                break
+            recs, _ = self._disasm(code[pos : pos + _CHUNK], base + pos)
+            if not recs:
+                # undecodable byte: a candidate here is no instruction
+                while ci < len(cands) and cands[ci] <= base + pos:
+                    ci += 1
+                pos += 1
+                continue
+            starts = {r[1] for r in recs}
+            stop = recs[-1][1] + recs[-1][2]
+            if len(recs) > 1 and stop > base + pos + _CHUNK - 16:
+                stop = recs[-1][1]  # the last one may be cut by the chunk end
+            # Restart at the first function start the sweep did not land on.
+            f = bisect.bisect_right(fstarts, base + pos)
+            while f < len(fstarts) and fstarts[f] < stop:
+                if fstarts[f] not in starts:
+                    stop = fstarts[f]
+                    break
+                f += 1
+            while ci < len(cands) and cands[ci] < stop:
+                if cands[ci] in starts:
+                    ok.add(cands[ci])
+                ci += 1
+            pos = stop - base
+        return ok
 
     def _disasm(self, code: bytes, base: int) -> tuple[list[Insn], dict[int, int]]:
         """(capstone insn id, address, size) of every instruction capstone
@@ -318,20 +366,6 @@ class X86_64(Backend):
             if consumed < len(chunk) - 15:  # stopped on invalid bytes
                 break
         return out, targets
-
-    def _sweep(self, code: bytes, base: int) -> set[int]:
-        """Linear sweep of a whole region, skipping undecodable bytes."""
-        starts: set[int] = set()
-        pos = 0
-        n = len(code)
-        while pos < n:
-            recs, _ = self._disasm(code[pos:], base + pos)
-            if recs:
-                starts.update(r[1] for r in recs)
-                pos = recs[-1][1] + recs[-1][2] - base
-            else:
-                pos += 1  # skip one undecodable byte
-        return starts
 
     def decode_ranges(self, ranges: list[tuple[int, int]]) -> list[Stream]:
         """Decode every [start, end) range linearly.
