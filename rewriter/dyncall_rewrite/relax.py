@@ -122,7 +122,9 @@ def _write(img: Image, res: RelaxResult, addr: int, old: bytes, new: bytes, what
 def _fill_site(img: Image, res: RelaxResult, info: SiteInfo) -> None:
     e = info.entry
     want = "call" if e.kind == abi.DYNCALL_KIND_CALL else "jmp"
-    if len(info.callers) != 1:
+    if len(info.callers) != 1 or e.func:
+        # func != 0 would make the filled site look compiler-labelled
+        # (aligned by the compiler); leave such an entry to the runtime.
         return
     b = info.callers[0]
     if b.op != want or not b.patchable:
