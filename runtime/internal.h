@@ -41,35 +41,34 @@ struct dc_point {
 	uintptr_t cur;          /* destination currently written              */
 	uint8_t op;             /* ARCH_OP_CALL / ARCH_OP_JMP                 */
 	uint8_t cur_kind;       /* enum dc_dest_kind of cur                   */
-	uint8_t want_kind;      /* the same for want                          */
-	uint8_t nsteps;         /* planned steps in the current batch         */
-	int status;             /* last refusal, DYNCALL_OK otherwise         */
-	uintptr_t want;         /* destination to write in the current batch  */
-	struct dc_point *next;  /* batch list                                 */
+	int16_t status;         /* last refusal, DYNCALL_OK otherwise         */
+	uint32_t queued;        /* 1 + its index in the batch being built     */
 };
 
 struct dc_module;
 struct dc_key;
 
+/* Hot fields first: planning a site with one call instruction reads the
+ * first two cache lines only. */
 struct dc_site {
-	const struct dyncall_site_entry *e;
-	struct dc_module *mod;
 	struct dc_key *key;
+	struct dc_module *mod;
 	struct dc_site *key_next;  /* sites of the same key               */
 	uintptr_t tramp;           /* trampoline entry                     */
 	uintptr_t slow;            /* trampoline's slow path (tramp + 5)   */
-	uintptr_t func;
 	uintptr_t disc_thunk;      /* 0: no discovery for this site        */
-	_Atomic int disc_done;     /* discovery finished                   */
-	_Atomic unsigned disc_fail;/* verification failures                */
-	_Atomic bool reported;     /* checking mode: stale call reported   */
+	uintptr_t target;          /* target the site is patched for       */
 	uint16_t flags;
 	uint8_t kind;
 	int status;                /* why the site is not (fully) patched  */
-	uintptr_t target;          /* target the site is patched for       */
 	struct dc_point tramp_pt;
 	struct dc_point calls[DYNCALL_MAX_CALLS];
-};
+	const struct dyncall_site_entry *e;
+	uintptr_t func;
+	_Atomic int disc_done;     /* discovery finished                   */
+	_Atomic unsigned disc_fail;/* verification failures                */
+	_Atomic bool reported;     /* checking mode: stale call reported   */
+} __attribute__((aligned(64)));
 
 struct dc_module {
 	struct dc_module *next;
@@ -96,6 +95,7 @@ struct dc_key {
 	struct dc_site *sites;
 	struct dc_key *batch_next;
 	bool in_batch;
+	size_t fin_lo, fin_hi;   /* store protocol: its step-3 writes      */
 };
 
 /* --- lock.c: the runtime lock; holders have all signals blocked --- */
@@ -140,10 +140,24 @@ bool dc_in_exec(const struct dc_module *m, uintptr_t lo, uintptr_t hi)
 	DC_HIDDEN;
 
 /* --- patch.c: batched branch writes --- */
+struct dc_bent {               /* one queued branch write               */
+	struct dc_point *p;
+	uintptr_t at;           /* p->addr                                */
+	uintptr_t cur;          /* p->cur when queued                     */
+	uintptr_t want;         /* destination to write                   */
+	uint8_t op;
+	uint8_t cur_kind;
+	uint8_t want_kind;
+	uint8_t nsteps;         /* planned steps                          */
+};
+#define DC_BATCH_INLINE 16
 struct dc_batch {
-	struct dc_point *head;
-	unsigned n;
-	int status;        /* first failure                           */
+	struct dc_bent *e;      /* ent[] or a larger buffer              */
+	unsigned n, cap;
+	int status;             /* first failure                          */
+	unsigned direct_left;   /* DIRECT points that could not be moved  */
+	uint64_t skipped;       /* statistics, added once per run         */
+	struct dc_bent ent[DC_BATCH_INLINE];
 };
 void dc_batch_add(struct dc_batch *b, struct dc_point *p, uintptr_t want,
 		  int want_kind) DC_HIDDEN;

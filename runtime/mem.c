@@ -4,6 +4,7 @@
  * async-signal-safe, under the runtime lock): a bump allocator over 64 KiB
  * chunks, with per-size-class free lists.  Used for everything the store
  * path may allocate; registration uses it too, for one code path.
+ * Blocks are aligned to their size class, up to 64 bytes.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -47,7 +48,13 @@ void *dc_alloc(size_t size)
 		memset(p, 0, csize);
 		return p;
 	}
-	if (chunk_cur == NULL || (size_t)(chunk_end - chunk_cur) < csize) {
+	/* Naturally aligned up to a cache line (struct dc_site is). */
+	if (chunk_cur)
+		chunk_cur = (char *)(((uintptr_t)chunk_cur +
+				      (csize < 64 ? csize : 64) - 1) &
+				     ~(uintptr_t)((csize < 64 ? csize : 64) - 1));
+	if (chunk_cur == NULL || chunk_cur > chunk_end ||
+	    (size_t)(chunk_end - chunk_cur) < csize) {
 		chunk_cur = big_alloc(CHUNK);
 		if (!chunk_cur)
 			return NULL;

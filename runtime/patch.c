@@ -2,17 +2,38 @@
 /*
  * Batched branch writes: the only code that writes to text.
  *
- * A batch is a list of points, each with the destination it should get.
- * dc_batch_run():
- *   1. verifies that every point still holds the branch it is believed to
+ * A batch is an array of branch writes (point, destination), built by
+ * dc_batch_add() and executed by dc_batch_run():
+ *   1. makes the smallest page spans around the writes RWX (or finds them
+ *      open in the current text session);
+ *   2. verifies that every point still holds the branch it is believed to
  *      hold (else that point is refused, DYNCALL_ERR_BYTES: never write
- *      over unexpected bytes) and drops points with nothing to change;
- *   2. makes the smallest page spans around the writes RWX;
- *   3. for step i = 0, 1, ...: does step i of every point's plan
- *      (arch_branch_plan), then synchronizes all cores once;
- *   4. restores R-X on every span, on every path.
- * So a batch of any size costs one membarrier per step (1, or 3 when a
- * point needs the jump-to-self protocol), not one per point.
+ *      over unexpected bytes), plans its write (arch_branch_plan: 1 to
+ *      ARCH_MAX_STEPS stores) and does the first store;
+ *   3. for step i = 1, 2, ... (jump-to-self only): synchronizes all cores,
+ *      then does step i of every point that has one;
+ *   4. synchronizes all cores after the last step only if the batch took a
+ *      point off a DIRECT destination (see "When cores are synchronized");
+ *   5. restores R-X on every span, on every path (at the end of the text
+ *      session when there is one).
+ *
+ * When cores are synchronized.  Every state a point can be in (slow,
+ * discovery thunk, guard stub, direct) is correct for a thread that sees
+ * it, except a DIRECT branch to a value the key no longer holds.  Every
+ * single write is atomic: a thread sees the old or the new branch, never a
+ * mix (one aligned store, or jump-to-self whose steps are separated by
+ * syncs).  So a sync after a batch is needed only when a later action must
+ * not be overtaken by a thread still running the old bytes, and the only
+ * such old bytes are a DIRECT branch: the store that follows step 1 of the
+ * store protocol (state.c), or stores the runtime does not see once a key
+ * escapes (registration).  A batch that takes no point off a DIRECT
+ * destination ends without a membarrier; a thread may run the old branch
+ * for a little longer, which is as correct as running it just before the
+ * write.  New stubs are always synchronized before any branch to them.
+ *
+ * The batch is a dense array (the points live in 300-byte site records):
+ * a store to a key with 10,000 sites walks it a few times, not a linked
+ * list scattered over megabytes.
  *
  * Caller holds the lock.
  */
@@ -26,7 +47,6 @@
 #include "arch/arch.h"
 #include "internal.h"
 
-#define QUEUED 0xff /* point->nsteps while in a batch, before planning */
 #define MPROTECT_TRIES 100
 
 static uintptr_t page_size(void)
@@ -97,9 +117,11 @@ static void note_mprotect_failure(uintptr_t lo, int prot, int err)
 
 /*
  * A text session (dc_text_begin/end) keeps the spans a batch opened
- * writable until its end, so the two batches of one store (undo, then
- * repatch) of the same pages cost one mprotect pair, not two: restoring R-X
- * shoots down TLBs on every core and dominates the cost of an update.
+ * writable until its end, so the two batches of one store (steps 1 and 3)
+ * of the same pages cost one mprotect per span to open and one per
+ * segment to close, not two pairs: restoring R-X shoots down TLBs on every
+ * core, splitting and merging VMAs costs microseconds per call, and
+ * together they dominate the cost of a small update.
  */
 #define MAX_OPEN 32
 #define MAX_GAP_PAGES 16 /* merge spans this close inside one segment */
@@ -112,7 +134,7 @@ void dc_text_begin(void)
 	session = true;
 }
 
-static void close_spans(const uintptr_t *lo, const uintptr_t *hi, size_t n);
+static void close_spans(uintptr_t *lo, uintptr_t *hi, size_t n);
 
 void dc_text_end(void)
 {
@@ -182,17 +204,48 @@ static long open_spans(uintptr_t *pages, size_t n, uintptr_t *lo,
 	return (long)nspans;
 }
 
-static void close_spans(const uintptr_t *lo, const uintptr_t *hi, size_t n)
+/*
+ * Restore R-X.  Spans inside one executable segment are closed by a single
+ * mprotect over their hull: the pages between them are R-X already, which
+ * the kernel skips without touching their page tables, so this costs one
+ * system call and one TLB shootdown (IPIs to the cores running the
+ * process) per segment instead of one per span.  The hull is only ever
+ * made R-X, never writable.  If that fails, span by span.
+ */
+static void close_spans(uintptr_t *lo, uintptr_t *hi, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) { /* drop empty spans, sort by lo */
+		uintptr_t l = lo[i], h = hi[i];
+		size_t j = m++;
+
+		if (h == l) {
+			m--;
+			continue;
+		}
+		for (; j > 0 && lo[j - 1] > l; j--) {
+			lo[j] = lo[j - 1];
+			hi[j] = hi[j - 1];
+		}
+		lo[j] = l;
+		hi[j] = h;
+	}
+	for (size_t i = 0, j; i < m; i = j + 1) {
+		uintptr_t h = hi[i];
 		int err;
 
-		if (hi[i] == lo[i])
+		for (j = i; j + 1 < m && dc_same_segment(lo[i], hi[j + 1]); j++)
+			if (hi[j + 1] > h)
+				h = hi[j + 1];
+		if (j > i && !protect(lo[i], h, ARCH_TEXT_PROT))
 			continue;
-		err = protect(lo[i], hi[i], ARCH_TEXT_PROT);
-
-		if (err)
-			note_mprotect_failure(lo[i], ARCH_TEXT_PROT, err);
+		for (size_t k = i; k <= j; k++) {
+			err = protect(lo[k], hi[k], ARCH_TEXT_PROT);
+			if (err)
+				note_mprotect_failure(lo[k], ARCH_TEXT_PROT,
+						      err);
+		}
 	}
 }
 
@@ -214,8 +267,14 @@ static void do_step(const struct arch_step *s)
 		uintptr_t q = s->addr & ~(uintptr_t)7;
 		_Atomic uint64_t *qp = (_Atomic uint64_t *)q;
 		uint64_t v = atomic_load_explicit(qp, memory_order_relaxed);
+		unsigned sh = (unsigned)(s->addr - q) * 8;
+		uint64_t b, mask;
 
-		memcpy((char *)&v + (s->addr - q), s->bytes, s->len);
+		/* the step lies in the quadword: sh + 8 * len <= 64 */
+		memcpy(&b, s->bytes, sizeof(b));
+		mask = s->len >= 8 ? ~(uint64_t)0 :
+				     ((uint64_t)1 << (s->len * 8)) - 1;
+		v = (v & ~(mask << sh)) | ((b & mask) << sh);
 		atomic_store_explicit(qp, v, memory_order_release);
 	} else {
 		volatile uint8_t *p = (volatile uint8_t *)s->addr;
@@ -224,43 +283,127 @@ static void do_step(const struct arch_step *s)
 			p[i] = s->bytes[i];
 	}
 	arch_flush_icache(s->addr, s->len);
-	DC_STAT_ADD(patches, 1);
+}
+
+/*
+ * Batch storage.  Small batches use the array inside struct dc_batch; a
+ * large one takes the cached buffer (kept between batches: unmapping
+ * shoots down TLBs too), or a private one if that is in use.
+ */
+static struct dc_bent *big_buf;
+static size_t big_cap;
+static bool big_busy;
+
+static bool batch_grow(struct dc_batch *b)
+{
+	struct dc_bent *ne;
+	size_t ncap;
+	bool big;
+
+	if (!b->e) {
+		b->e = b->ent;
+		b->cap = DC_BATCH_INLINE;
+		return true;
+	}
+	ncap = b->cap < 1024 ? 1024 : 2 * (size_t)b->cap;
+	big = b->e == big_buf || !big_busy; /* may use the cached buffer */
+	if (big && b->e != big_buf && big_cap >= ncap) {
+		ne = big_buf;
+		ncap = big_cap;
+	} else if (!(ne = dc_alloc(ncap * sizeof(*ne)))) {
+		return false;
+	}
+	memcpy(ne, b->e, b->n * sizeof(*ne));
+	if (b->e != b->ent && b->e != ne)
+		dc_free(b->e, b->cap * sizeof(*ne)); /* may be big_buf */
+	if (big) {
+		if (ne != big_buf && b->e != big_buf)
+			dc_free(big_buf, big_cap * sizeof(*ne)); /* too small */
+		big_buf = ne;
+		big_cap = ncap;
+		big_busy = true;
+	}
+	b->e = ne;
+	b->cap = (unsigned)ncap;
+	return true;
+}
+
+static void batch_release(struct dc_batch *b)
+{
+	if (b->e == big_buf)
+		big_busy = false;
+	else if (b->e && b->e != b->ent)
+		dc_free(b->e, b->cap * sizeof(*b->e));
+	b->e = NULL;
+	b->n = b->cap = 0;
+}
+
+static void refuse_point(struct dc_batch *b, struct dc_point *p, int status)
+{
+	p->status = (int16_t)status;
+	if (!b->status)
+		b->status = status;
+	if (p->cur_kind == DC_DEST_DIRECT)
+		b->direct_left++;
+	DC_STAT_ADD(refused, 1);
 }
 
 void dc_batch_add(struct dc_batch *b, struct dc_point *p, uintptr_t want,
 		  int want_kind)
 {
-	if (!atomic_load_explicit(&p->addr, memory_order_acquire))
+	uintptr_t at = atomic_load_explicit(&p->addr, memory_order_acquire);
+	struct dc_bent *e;
+
+	if (!at)
 		return;
-	if (p->nsteps == QUEUED) {
-		p->want = want;
-		p->want_kind = want_kind;
+	if (p->queued && p->queued <= b->n && b->e[p->queued - 1].p == p) {
+		e = &b->e[p->queued - 1];
+		e->want = want;
+		e->want_kind = (uint8_t)want_kind;
 		return;
 	}
 	if (p->cur == want) {
-		p->cur_kind = want_kind;
-		DC_STAT_ADD(skipped, 1);
+		p->cur_kind = (uint8_t)want_kind;
+		b->skipped++;
 		return;
 	}
 	if (dc_cfg.disabled && want_kind >= DC_DEST_GUARD) {
-		p->status = dc_cfg.status;
+		p->status = (int16_t)dc_cfg.status;
+		if (p->cur_kind == DC_DEST_DIRECT)
+			b->direct_left++;
 		return;
 	}
-	p->want = want;
-	p->want_kind = want_kind;
-	p->nsteps = QUEUED;
-	p->next = b->head;
-	b->head = p;
-	b->n++;
+	if (b->n == b->cap && !batch_grow(b)) {
+		refuse_point(b, p, DYNCALL_ERR_NOMEM);
+		return;
+	}
+	e = &b->e[b->n++];
+	e->p = p;
+	e->at = at;
+	e->cur = p->cur;
+	e->want = want;
+	e->op = p->op;
+	e->cur_kind = p->cur_kind;
+	e->want_kind = (uint8_t)want_kind;
+	e->nsteps = 0;
+	p->queued = b->n;
 }
 
-static void refuse(struct dc_batch *b, struct dc_point *p, int status)
+static void refuse(struct dc_batch *b, struct dc_bent *e, int status)
 {
-	p->status = status;
-	p->nsteps = 0;
-	if (!b->status)
-		b->status = status;
-	DC_STAT_ADD(refused, 1);
+	e->nsteps = 0;
+	e->p->queued = 0;
+	refuse_point(b, e->p, status);
+}
+
+static void commit(struct dc_bent *e)
+{
+	struct dc_point *p = e->p;
+
+	p->cur = e->want;
+	p->cur_kind = e->want_kind;
+	p->status = DYNCALL_OK;
+	p->queued = 0;
 }
 
 /* Write to fresh memory nobody executes yet (new stubs): plain stores
@@ -299,13 +442,15 @@ int dc_batch_run(struct dc_batch *b)
 {
 	struct arch_step steps[ARCH_MAX_STEPS];
 	uintptr_t stackbuf[3 * 64], *pages = stackbuf, *lo, *hi;
-	size_t npages = 0, bufsize = 0;
+	size_t npages = 0;
+	uint64_t written = 0, jts = 0;
+	bool took_direct = false;
 	long nspans;
 	int maxsteps = 0, n;
-	struct dc_point *p;
+	unsigned i;
 
-	if (!b->head)
-		return b->status;
+	if (!b->n)
+		goto out;
 	/* Stubs written for this batch must be seen before any branch
 	 * that leads to them. */
 	if (dc_stubs_dirty) {
@@ -316,84 +461,100 @@ int dc_batch_run(struct dc_batch *b)
 		/* Kept between batches: unmapping shoots down TLBs too. */
 		static uintptr_t *scratch;
 		static size_t scratch_size;
+		size_t size = 6 * b->n * sizeof(uintptr_t);
 
-		bufsize = 6 * b->n * sizeof(uintptr_t);
-		if (bufsize > scratch_size) {
+		if (size > scratch_size) {
 			dc_free(scratch, scratch_size);
-			scratch = dc_alloc(bufsize);
-			scratch_size = scratch ? bufsize : 0;
+			scratch = dc_alloc(size);
+			scratch_size = scratch ? size : 0;
 		}
 		pages = scratch;
-		bufsize = 0;
 		if (!pages) {
-			for (p = b->head; p; p = p->next)
-				refuse(b, p, DYNCALL_ERR_NOMEM);
+			for (i = 0; i < b->n; i++)
+				refuse(b, &b->e[i], DYNCALL_ERR_NOMEM);
 			goto out;
 		}
 	}
 	lo = pages + 2 * b->n;
 	hi = lo + 2 * b->n;
 
-	for (p = b->head; p; p = p->next) {
-		uintptr_t at = atomic_load(&p->addr), dest;
+	/* 1. the pages to open (every queued point changes: dc_batch_add
+	 * drops the others) */
+	for (i = 0; i < b->n; i++) {
+		uintptr_t at = b->e[i].at, pm = page_size() - 1;
 
-		if (!arch_branch_read(at, p->op, &dest) || dest != p->cur) {
-			refuse(b, p, DYNCALL_ERR_BYTES);
-			continue;
-		}
-		n = arch_branch_plan(at, p->op, p->cur, p->want, steps);
-		if (n < 0) {
-			refuse(b, p, n);
-			continue;
-		}
-		p->nsteps = n;
-		if (n == 0) {
-			p->cur = p->want;
-			p->cur_kind = p->want_kind;
-			DC_STAT_ADD(skipped, 1);
-			continue;
-		}
-		if (n > maxsteps)
-			maxsteps = n;
-		if (n > 1)
-			DC_STAT_ADD(jump_to_self, 1);
-		add_page(pages, &npages, at & ~(page_size() - 1));
-		add_page(pages, &npages,
-			 (at + ARCH_BRANCH_LEN - 1) & ~(page_size() - 1));
+		add_page(pages, &npages, at & ~pm);
+		if (((at + ARCH_BRANCH_LEN - 1) & ~pm) != (at & ~pm))
+			add_page(pages, &npages,
+				 (at + ARCH_BRANCH_LEN - 1) & ~pm);
 	}
-	if (!maxsteps)
-		goto out;
 	nspans = open_spans(pages, npages, lo, hi);
 	if (nspans < 0) {
-		for (p = b->head; p; p = p->next)
-			if (p->nsteps)
-				refuse(b, p, DYNCALL_ERR_MPROTECT);
+		for (i = 0; i < b->n; i++)
+			refuse(b, &b->e[i], DYNCALL_ERR_MPROTECT);
 		goto out;
 	}
-	for (int i = 0; i < maxsteps; i++) {
-		for (p = b->head; p; p = p->next) {
-			if (p->nsteps <= i)
-				continue;
-			arch_branch_plan(atomic_load(&p->addr), p->op, p->cur,
-					 p->want, steps);
-			do_step(&steps[i]);
-		}
-		dc_sync_cores();
-	}
-	close_spans(lo, hi, (size_t)nspans);
-	for (p = b->head; p; p = p->next) {
-		if (!p->nsteps)
+	/* 2. verify each point, plan it, do its first step */
+	for (i = 0; i < b->n; i++) {
+		struct dc_bent *e = &b->e[i];
+		uintptr_t dest;
+
+		if (!arch_branch_read(e->at, e->op, &dest) || dest != e->cur) {
+			refuse(b, e, DYNCALL_ERR_BYTES);
 			continue;
-		p->cur = p->want;
-		p->cur_kind = p->want_kind;
-		p->status = DYNCALL_OK;
+		}
+		n = arch_branch_plan(e->at, e->op, e->cur, e->want, steps);
+		if (n <= 0) {
+			if (n < 0) {
+				refuse(b, e, n);
+			} else {
+				commit(e);
+				b->skipped++;
+			}
+			continue;
+		}
+		if (e->cur_kind == DC_DEST_DIRECT)
+			took_direct = true;
+		do_step(&steps[0]);
+		written++;
+		e->nsteps = (uint8_t)n;
+		if (n == 1) {
+			commit(e);
+			continue;
+		}
+		jts++;
+		if (n > maxsteps)
+			maxsteps = n;
 	}
+	/* 3. multi-step writes (jump-to-self): a sync before every next
+	 * step of every such point */
+	for (int s = 1; s < maxsteps; s++) {
+		dc_sync_cores();
+		for (i = 0; i < b->n; i++) {
+			struct dc_bent *e = &b->e[i];
+
+			if (e->nsteps <= s)
+				continue;
+			arch_branch_plan(e->at, e->op, e->cur, e->want, steps);
+			do_step(&steps[s]);
+			written++;
+			if (s == e->nsteps - 1)
+				commit(e);
+		}
+	}
+	/* 4. see "When cores are synchronized" above */
+	if (took_direct)
+		dc_sync_cores();
+	/* 5. R-X again (or at the end of the text session) */
+	close_spans(lo, hi, (size_t)nspans);
 out:
-	for (p = b->head; p; p = p->next)
-		p->nsteps = 0;
-	b->head = NULL;
-	b->n = 0;
-	if (bufsize)
-		dc_free(pages, bufsize);
+	if (written)
+		DC_STAT_ADD(patches, written);
+	if (jts)
+		DC_STAT_ADD(jump_to_self, jts);
+	if (b->skipped)
+		DC_STAT_ADD(skipped, b->skipped);
+	b->skipped = 0;
+	batch_release(b);
 	return b->status;
 }

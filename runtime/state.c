@@ -11,15 +11,41 @@
  * Every point of the site follows: the trampoline's branch (unless it is
  * still pointing at the discovery thunk) and each known call instruction.
  *
- * Store protocol (dc_keys_update), under the lock, signals blocked:
- *   1. every DIRECT point of the changing keys -> slow; sync all cores
- *      (a thread that already took a direct branch loaded the old value
- *      before the store: a legal execution);
- *   2. the seq_cst store of the new values;
- *   3. every site of those keys -> its new state; sync.
- * An undo in step 1 that fails leaves a direct branch to a value the key
- * will no longer hold: we retry, then abort (docs/runtime.md).
+ * Store protocol (dc_keys_update), under the lock, signals blocked, for a
+ * key going from O to N:
+ *   1. every point of the key -> its *safe* state for N: its final state,
+ *      except that a point whose final state is direct gets the guard stub
+ *      for N (or the slow path if there is none).  If a DIRECT point was
+ *      among them (a branch to O), sync all cores.
+ *   2. the seq_cst store of N;
+ *   3. the points whose final state is direct -> direct N.  No sync.
+ * Why this is enough:
+ *   - Before the sync of step 1 a thread may still take a direct branch to
+ *     O: it does so before the store, while the key holds O, which is a
+ *     legal execution.  After the sync nobody runs a branch to O: every
+ *     thread sees the safe state (the writes are atomic, see patch.c).
+ *   - A guard stub for N is correct at any time, before or after the
+ *     store: it compares the pointer the site loaded with N, jumps to N on
+ *     a hit and through the loaded pointer on a miss (a thread that loaded
+ *     O before the store calls O).  The slow path is always correct.
+ *   - Step 3 happens after the store (program order of the storing thread,
+ *     and the store is seq_cst), so a thread that sees direct N runs it
+ *     while the key holds N.  A thread that loaded O before the store and
+ *     reaches the site after step 3 calls N: legal for a FRESH site, whose
+ *     load can be moved to the call (abi.md).  A thread that does not see
+ *     step 3 yet runs the guard stub for N: correct.  So step 3 needs no
+ *     sync; the next store's step 1 synchronizes before it matters.
+ *   - Keys whose sites are all guarded (ESCAPES, type keys, checking mode)
+ *     have no DIRECT point: step 1 writes guard(O) -> guard(N) and needs no
+ *     sync at all (guard(O) stays correct after the store: a thread that
+ *     loaded N misses and calls N through the slow path).
+ *   - A jump-to-self write (patch.c) keeps its syncs between its steps in
+ *     every phase; only the sync after a batch's last step is dropped.
+ * A step 1 that fails to take a DIRECT point off O (mprotect failing
+ * midway) would leave a branch to a value the key will no longer hold: we
+ * retry, then abort (docs/runtime.md).
  */
+#include <string.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
@@ -48,13 +74,51 @@ static bool disc_active(const struct dc_site *s)
 	return s->disc_thunk && !atomic_load(&s->disc_done);
 }
 
-/* Queue the writes that put site s in the state its key's value asks. */
-void dc_site_plan(struct dc_batch *b, struct dc_site *s)
+/*
+ * Step 3 of a store: the direct writes that step 1 deferred, recorded while
+ * step 1 plans (so step 3 does not walk the sites again).  Under the lock;
+ * the buffer is kept between stores.
+ */
+struct dc_final {
+	struct dc_point *p;
+	uintptr_t want;
+};
+static struct dc_final *fin;
+static size_t fin_n, fin_cap;
+static bool fin_lost; /* out of memory: step 3 plans the sites instead */
+
+static void fin_push(struct dc_point *p, uintptr_t want)
+{
+	if (fin_n == fin_cap) {
+		size_t ncap = fin_cap ? 2 * fin_cap : 256;
+		struct dc_final *nf = dc_alloc(ncap * sizeof(*nf));
+
+		if (!nf) {
+			fin_lost = true;
+			return;
+		}
+		memcpy(nf, fin, fin_n * sizeof(*nf));
+		dc_free(fin, fin_cap * sizeof(*fin));
+		fin = nf;
+		fin_cap = ncap;
+	}
+	fin[fin_n++] = (struct dc_final){ p, want };
+}
+
+/*
+ * Queue the writes that put site s in the state its key's value asks.
+ * safe (step 1 of a store): a point whose final state is DIRECT gets the
+ * guard stub for the value instead (or the slow path without a stub), and
+ * its final write is recorded for step 3 (fin_push) when `record`.
+ */
+static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
+		      bool record)
 {
 	struct dc_module *m = s->mod;
 	struct dc_key *k = s->key;
 	unsigned flavor = 0;
-	uintptr_t v, dest = 0, far = 0;
+	uintptr_t v, guard = 0, far = 0;
+	bool direct = false;
 	int kind = DC_DEST_SLOW;
 
 	if (!k || s->status == DYNCALL_ERR_ABI || !s->slow)
@@ -65,52 +129,68 @@ void dc_site_plan(struct dc_batch *b, struct dc_site *s)
 		flavor |= DC_FLAVOR_CHECK;
 	v = k->value;
 	if (v && !dc_cfg.disabled) {
-		if (direct_ok(s)) {
-			kind = DC_DEST_DIRECT;
-			dest = v;
-		} else {
-			dest = dc_guard_stub(m->lo, m->hi, v, flavor, s);
-			kind = dest ? DC_DEST_GUARD : DC_DEST_SLOW;
-			if (!dest)
+		direct = direct_ok(s);
+		if (!direct || safe) {
+			guard = dc_guard_stub(m->lo, m->hi, v, flavor, s);
+			if (!guard && !direct)
 				s->status = dc_cfg.disabled ? dc_cfg.status :
 							      DYNCALL_ERR_NOMEM;
 		}
+		kind = direct ? DC_DEST_DIRECT :
+		       guard ? DC_DEST_GUARD : DC_DEST_SLOW;
 	}
 	s->target = kind == DC_DEST_SLOW ? 0 : v;
 
-	/* A direct destination out of a point's reach goes through a far
-	 * stub, made on first need and shared by the module. */
-#define DEST_FOR(at) \
-	(kind != DC_DEST_DIRECT || arch_branch_reaches((at), dest) ? dest : \
-	 (far ? far : (far = dc_far_stub(m->lo, m->hi, v, flavor))))
+	/*
+	 * One point: its final destination d (a direct destination out of
+	 * the point's reach goes through a far stub, made on first need and
+	 * shared by the module; none: slow), or in safe mode the interim.
+	 */
+#define PLAN_POINT(pt, at, slowdest)                                         \
+	do {                                                                 \
+		uintptr_t d_ = 0;                                            \
+		if (kind == DC_DEST_GUARD)                                   \
+			d_ = guard;                                          \
+		else if (kind == DC_DEST_DIRECT)                             \
+			d_ = arch_branch_reaches((at), v) ? v :              \
+			     (far ? far :                                    \
+			      (far = dc_far_stub(m->lo, m->hi, v, flavor))); \
+		if (!d_)                                                     \
+			dc_batch_add(b, (pt), (slowdest), DC_DEST_SLOW);     \
+		else if (kind != DC_DEST_DIRECT || !safe)                    \
+			dc_batch_add(b, (pt), d_, kind);                     \
+		else {                                                       \
+			if (guard)                                           \
+				dc_batch_add(b, (pt), guard, DC_DEST_GUARD); \
+			else                                                 \
+				dc_batch_add(b, (pt), (slowdest),            \
+					     DC_DEST_SLOW);                  \
+			if (record)                                          \
+				fin_push((pt), d_);                          \
+		}                                                            \
+	} while (0)
 
-	if (disc_active(s)) {
+	if (disc_active(s))
 		dc_batch_add(b, &s->tramp_pt, s->disc_thunk, DC_DEST_DISC);
-	} else if (kind == DC_DEST_SLOW) {
-		dc_batch_add(b, &s->tramp_pt, s->slow, DC_DEST_SLOW);
-	} else {
-		uintptr_t d = DEST_FOR(s->tramp);
-
-		if (d)
-			dc_batch_add(b, &s->tramp_pt, d, kind);
-		else
-			dc_batch_add(b, &s->tramp_pt, s->slow, DC_DEST_SLOW);
-	}
+	else
+		PLAN_POINT(&s->tramp_pt, s->tramp, s->slow);
+	/* Discovery fills the slots in order and never clears one: the
+	 * first empty slot ends the list. */
 	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
 		struct dc_point *p = &s->calls[i];
 		uintptr_t at = atomic_load_explicit(&p->addr,
 						    memory_order_acquire);
-		uintptr_t d;
 
 		if (!at)
-			continue;
-		d = kind == DC_DEST_SLOW ? 0 : DEST_FOR(at);
-		if (d)
-			dc_batch_add(b, p, d, kind);
-		else
-			dc_batch_add(b, p, s->tramp, DC_DEST_SLOW);
+			break;
+		PLAN_POINT(p, at, s->tramp);
 	}
-#undef DEST_FOR
+#undef PLAN_POINT
+}
+
+void dc_site_plan(struct dc_batch *b, struct dc_site *s)
+{
+	site_plan(b, s, false, false);
 }
 
 /* Queue the writes that take site s off its direct branches (all = every
@@ -137,25 +217,31 @@ static bool has_direct(const struct dc_site *s)
 	return false;
 }
 
-/* Step 1 of the store protocol for the keys in list. */
-static void undo_direct(struct dc_key *list)
+/* Step 1 of the store protocol for the keys in list: every point to its
+ * safe state, a sync if a DIRECT point moved (dc_batch_run).  Records
+ * the step-3 writes of each key in fin[k->fin_lo, k->fin_hi). */
+static void safe_phase(struct dc_key *list)
 {
-	struct dc_batch b = { 0 };
-	bool left;
-
 	for (int t = 0; t < UNDO_TRIES; t++) {
-		left = false;
-		for (struct dc_key *k = list; k; k = k->batch_next)
-			for (struct dc_site *s = k->sites; s; s = s->key_next)
-				if (has_direct(s)) {
-					dc_site_plan_slow(&b, s, false);
-					left = true;
-				}
-		if (!left)
-			return;
+		struct dc_batch b = { 0 };
+
 		if (t)
 			usleep(1000);
+		for (struct dc_key *k = list; k; k = k->batch_next) {
+			if (!t)
+				k->fin_lo = fin_n;
+			for (struct dc_site *s = k->sites; s; s = s->key_next) {
+				if (s->key_next)
+					__builtin_prefetch(s->key_next);
+				if (!t || has_direct(s))
+					site_plan(&b, s, true, !t);
+			}
+			if (!t)
+				k->fin_hi = fin_n;
+		}
 		dc_batch_run(&b);
+		if (!b.direct_left)
+			return;
 	}
 	for (struct dc_key *k = list; k; k = k->batch_next)
 		for (struct dc_site *s = k->sites; s; s = s->key_next)
@@ -190,12 +276,15 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 		if (v == k->value)
 			continue;
 		k->in_batch = true;
+		k->value = v; /* step 1 plans for it */
 		k->batch_next = list;
 		list = k;
 	}
 	dc_text_begin();
+	fin_n = 0;
+	fin_lost = false;
 	if (list)
-		undo_direct(list);
+		safe_phase(list);
 	if (values) {
 		for (size_t i = 0; i < n; i++) {
 			/* A type key's descriptor starts with `last`. */
@@ -205,9 +294,26 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 		}
 	}
 	for (struct dc_key *k = list; k; k = k->batch_next) {
-		k->value = dc_key_load(k);
-		for (struct dc_site *s = k->sites; s; s = s->key_next)
-			dc_site_plan(&b, s);
+		uintptr_t v = dc_key_load(k);
+
+		if (v == k->value && !fin_lost) {
+			/* step 3: the recorded direct writes */
+			for (size_t i = k->fin_lo; i < k->fin_hi; i++) {
+				if (i + 8 < k->fin_hi)
+					__builtin_prefetch(fin[i + 8].p);
+				dc_batch_add(&b, fin[i].p, fin[i].want,
+					     DC_DEST_DIRECT);
+			}
+		} else {
+			/* The key changed again meanwhile (a duplicate in
+			 * the batch, a store the runtime did not see), or
+			 * recording ran out of memory: plan every site.
+			 * From the safe state any final state is a correct
+			 * write. */
+			k->value = v;
+			for (struct dc_site *s = k->sites; s; s = s->key_next)
+				site_plan(&b, s, false, false);
+		}
 		DC_STAT_ADD(stores, 1);
 	}
 	ret = dc_batch_run(&b);
@@ -216,7 +322,6 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 		k->in_batch = false;
 	return ret;
 }
-
 int dc_site_state(const struct dc_site *s)
 {
 	const struct dc_point *p = &s->tramp_pt;

@@ -202,8 +202,22 @@ static uintptr_t stub_get(uintptr_t lo, uintptr_t hi, uintptr_t target,
 uintptr_t dc_guard_stub(uintptr_t lo, uintptr_t hi, uintptr_t target,
 			unsigned flavor, const struct dc_site *site)
 {
-	return stub_get(lo, hi, target, flavor,
-			flavor & DC_FLAVOR_CHECK ? site : NULL);
+	/* The sites of a key come in a row: remember the last shared stub
+	 * (stubs are never freed). */
+	static uintptr_t last_lo, last_hi, last_target, last_stub;
+	static unsigned last_flavor;
+
+	if (flavor & DC_FLAVOR_CHECK)
+		return stub_get(lo, hi, target, flavor, site);
+	if (last_stub && target == last_target && flavor == last_flavor &&
+	    lo == last_lo && hi == last_hi)
+		return last_stub;
+	last_stub = stub_get(lo, hi, target, flavor, NULL);
+	last_lo = lo;
+	last_hi = hi;
+	last_target = target;
+	last_flavor = flavor;
+	return last_stub;
 }
 
 uintptr_t dc_far_stub(uintptr_t lo, uintptr_t hi, uintptr_t target,

@@ -84,8 +84,8 @@ static bool same_qword(uintptr_t a, uintptr_t b)
  *   before:  e8|e9 o0 o1 o2 o3      (old rel32)
  *   after:   e8|e9 n0 n1 n2 n3      (new rel32)
  *
- * Only the changed bytes are written.  When they lie in one aligned
- * quadword (always true for a trampoline: its rel32 is 4-byte aligned):
+ * When the rel32 lies in one aligned quadword (always for a trampoline:
+ * its rel32 is 4-byte aligned), or else the bytes that change do:
  *   1. one atomic store of the quadword holding them.
  * Otherwise HotSpot's jump-to-self, which needs the first two bytes in one
  * aligned quadword (else the branch is refused, DYNCALL_ERR_ALIGN):
@@ -108,6 +108,17 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
 
 	if (!fits32(n))
 		return DYNCALL_ERR_RANGE;
+	if (n32 == o32)
+		return 0;
+	if (same_qword(at + 1, at + 4)) {
+		/* the whole rel32 in one quadword (always for a trampoline):
+		 * one atomic store of all four bytes, changed or not */
+		steps[0].addr = at + 1;
+		steps[0].len = 4;
+		steps[0].atomic = true;
+		memcpy(steps[0].bytes, &n32, 4);
+		return 1;
+	}
 	memcpy(ob, &o32, 4);
 	memcpy(nb, &n32, 4);
 	for (int i = 0; i < 4; i++) {

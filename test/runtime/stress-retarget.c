@@ -14,8 +14,12 @@
 // site ran.  The writer publishes `started` = i before store i and `done`
 // = i after it.  A target that runs checks:
 //   guarded/slow site: it is exactly the pointer the site loaded;
-//   direct (FRESH) site: it is targets[j % K] for some lo <= j <= started,
-//     a value the key held between the site's start and the call.
+//   direct (FRESH) site: it is targets[j % K] for some lo <= j <= hi, a
+//     value the key held between the site's start and the call, where hi
+//     is an upper bound of the index of the value the key holds when the
+//     target runs (read by the target itself): a call to a value the
+//     runtime has not stored yet (a direct branch patched before the
+//     store) fails, not only a call to a value it no longer holds.
 // A single call to anything else increments `failures`; main exits 1.
 #include <pthread.h>
 #include <signal.h>
@@ -48,14 +52,14 @@ __asm__(".include \"dyncall_asm.inc\"\n"
 	"	.globl t0, t1, t2, t3\n"
 	/* sites: long site(long lo, _, long flavor) -> target(lo, loaded,
 	 * flavor, id) */
-	".macro STRESS_SITE fname, key, cell, pad, flags\n"
+	".macro STRESS_SITE fname, key, cell, pad, flags, align=8\n"
 	"	DC_TRAMP \\fname\\()_tramp\n"
 	"	.text\n	.globl \\fname\n	.balign 16\n"
 	"\\fname:\n"
 	"	sub $8, %rsp\n"
 	"	mov \\key(%rip), %r10\n"
 	"	mov %r10, %rsi\n"
-	"	.balign 8, 0x90\n	.skip \\pad, 0x90\n"
+	"	.balign \\align, 0x90\n	.skip \\pad, 0x90\n"
 	"\\fname\\()_call:\n"
 	"	.byte 0xe8\n	.long \\fname\\()_tramp - . - 4\n"
 	"	add $8, %rsp\n	ret\n"
@@ -69,7 +73,11 @@ __asm__(".include \"dyncall_asm.inc\"\n"
 	"DC_KEY_ENTRY cell_mis, key_mis, 0\n"
 	"STRESS_SITE site_direct, key_direct, cell_direct, 3, DC_FRESH\n"
 	"STRESS_SITE site_guarded, key_guarded, cell_guarded, 3, DC_FRESH\n"
-	"STRESS_SITE site_mis, key_mis, cell_mis, 6, DC_FRESH\n");
+	/* at 64k+62: the call straddles a cache line (opcode and first
+	 * displacement byte in one quadword, as jump-to-self requires), so
+	 * a write that skipped a sync between its steps could be fetched
+	 * torn */
+	"STRESS_SITE site_mis, key_mis, cell_mis, 62, DC_FRESH, 64\n");
 
 extern char t0[], t1[], t2[], t3[];
 long site_direct(long, long, long), site_guarded(long, long, long),
@@ -82,10 +90,12 @@ static long (*site)(long, long, long);
 static void **key;
 static int fresh;
 
+static long key_index_max(void);
+
 long stress_target(long lo, void *loaded, long flavor, long id)
 {
 	void *self = targets[id];
-	long hi = atomic_load(&started);
+	long hi = fresh ? key_index_max() : 0;
 	bool ok = false;
 
 	if (!fresh) {
@@ -120,6 +130,24 @@ static long key_index_now(void)
 		fprintf(stderr, "FAIL: key holds %p outside [%ld, %ld]\n", v, d,
 			s);
 	return d;
+}
+
+/* The same, an upper bound: the latest index in [done, started] whose
+ * target the key holds (the key's index is in that range and only
+ * grows, so every value it has held so far has an index <= this). */
+static long key_index_max(void)
+{
+	long d = atomic_load(&done);
+	void *v = atomic_load((_Atomic(void *) *)key);
+	long s = atomic_load(&started);
+
+	for (long j = s; j >= d; j--)
+		if (targets[j % K] == v)
+			return j;
+	if (atomic_fetch_add(&failures, 1) < 5)
+		fprintf(stderr, "FAIL: key holds %p outside [%ld, %ld]\n", v, d,
+			s);
+	return s;
 }
 
 static void one_call(void)
