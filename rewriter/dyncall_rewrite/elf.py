@@ -98,6 +98,8 @@ class Image:
         self.__dict__.update(layout)
         self._layout = layout
         self._last_seg: Segment | None = None
+        # Lookups alternate between code and tables: try code first.
+        self._exec_first = sorted(self.segments, key=lambda g: not g.flags & PF_X)
 
     # -- construction -------------------------------------------------
     @classmethod
@@ -121,10 +123,8 @@ class Image:
         s = self._last_seg
         if s is not None and s.vaddr <= vaddr < s.end:
             return s
-        i = bisect.bisect_right(self._seg_starts, vaddr) - 1
-        if i >= 0:
-            s = self.segments[i]
-            if vaddr < s.end:
+        for s in self._exec_first:  # few PT_LOADs: a scan beats bisect
+            if s.vaddr <= vaddr < s.end:
                 self._last_seg = s
                 return s
         return None

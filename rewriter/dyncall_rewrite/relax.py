@@ -111,11 +111,11 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
 
 
 def _write(img: Image, res: RelaxResult, addr: int, old: bytes, new: bytes, what: str) -> None:
-    assert len(old) == len(new)
-    off = img.offset(addr, len(new))
-    if off is None or bytes(res.data[off : off + len(old)]) != old:
+    n = len(new)
+    off = img.offset(addr, n)
+    if off is None or len(old) != n or res.data[off : off + n] != old:
         raise InternalError(f"bytes at 0x{addr:x} changed under relax", path=img.path)
-    res.data[off : off + len(new)] = new
+    res.data[off : off + n] = new
     res.patches.append(Patch(addr, old, new, what))
 
 

@@ -305,7 +305,7 @@ class X86_64(Backend):
                 pos = fstarts[k] - base  # skip to the candidate's function
             if pos >= n:
                 break
-            recs, _ = self._disasm(code[pos : pos + _CHUNK], base + pos)
+            recs, _ = self._disasm(code[pos : pos + _CHUNK], base + pos, targets_too=False)
             if not recs:
                 # undecodable byte: a candidate here is no instruction
                 while ci < len(cands) and cands[ci] <= base + pos:
@@ -330,7 +330,7 @@ class X86_64(Backend):
             pos = stop - base
         return ok
 
-    def _disasm(self, code: bytes, base: int) -> tuple[list[Insn], dict[int, int]]:
+    def _disasm(self, code: bytes, base: int, targets_too: bool = True) -> tuple[list[Insn], dict[int, int]]:
         """(capstone insn id, address, size) of every instruction capstone
         decodes linearly from the start of ``code`` (stops at invalid bytes).
 
@@ -353,7 +353,7 @@ class X86_64(Backend):
             finally:
                 capstone._cs.cs_free(ptr, cnt)
             recs = list(_INSN_REC.iter_unpack(raw))
-            for k in _branch_indexes(recs):
+            for k in _branch_indexes(recs) if targets_too else ():
                 # direct branch: keep its target (op_str is "0x...")
                 o = k * _INSN_SIZE + _OPSTR_OFF
                 op = raw[o : raw.index(b"\0", o)]
