@@ -8,6 +8,9 @@
 // RUN: %if gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=CHECK,AARCH64,A64-OPT,A64-NOBTI < %t.a64.O2.s %}
 // RUN: %if gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=MOD,MOD-AARCH64 < %t.a64.O2.s %}
 // RUN: %if gcc-plugin-aarch64 %{ %dyncall_gcc_aarch64 -O2 -mbranch-protection=standard -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64,A64-OPT,A64-BTI %}
+// dyncall-cc picks the cross plugin from the compiler's -dumpmachine.
+// RUN: %if gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64,A64-OPT,A64-NOBTI %}
+// RUN: %if gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC-OPT %}
 // x18 reserved (shadow call stack): a warning, and calls stay indirect.
 // RUN: %if gcc-plugin-aarch64 %{ %dyncall_gcc_aarch64 -O2 -ffixed-x18 -S %s -o %t.a64.x18.s 2>&1 | FileCheck %s --check-prefix=X18 %}
 // RUN: %if gcc-plugin-aarch64 %{ not grep -q -e __dyncall_tramp -e x18 %t.a64.x18.s %}
