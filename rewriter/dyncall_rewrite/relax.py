@@ -18,6 +18,7 @@ re-checked before it is returned.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import struct
@@ -25,7 +26,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.check import Analysis, SiteInfo, check
+from dyncall_rewrite.check import MAX_FUNC_SPAN, Analysis, SiteInfo, check
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.errors import CheckFailedError, InternalError, OutputError
 
@@ -76,6 +77,11 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
         )
     res = RelaxResult(bytearray(img.data))
     be = an.backend
+    # [func, site) of every labelled site: a padding rewrite is only safe
+    # for decodes that start at its own function (see _decoded_elsewhere).
+    spans = sorted(
+        (i.entry.func, i.entry.site) for i in an.sites if i.valid and i.entry.site and i.entry.func
+    )
     for info in an.sites:
         if not info.valid or info.tramp is None:
             continue
@@ -89,7 +95,12 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
                 new = be.canonical_nops(length)
                 old = img.read(start, length)
                 inside = any(start < t < start + length for t in be.branch_targets(info.stream))
-                if old is not None and old != new and not inside:
+                if (
+                    old is not None
+                    and old != new
+                    and not inside
+                    and not _decoded_elsewhere(spans, start, length, e.func)
+                ):
                     _write(img, res, start, old, new, "padding")
                     res.padding += 1
         if opts.resolve and not e.flags & abi.DYNCALL_SITE_RESOLVED and _resolvable(info, opts):
@@ -108,6 +119,21 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
     else:
         res.analysis = an
     return res
+
+
+def _decoded_elsewhere(spans: list[tuple[int, int]], addr: int, n: int, func: int) -> bool:
+    """Does the decode range [f, site) of another labelled site, from a
+    function start ``f != func``, overlap the NOP run [addr, addr+n)?  That
+    site's boundary check decodes across the run from another start (e.g. a
+    corrupted ``func``, possibly inside the run), where the run's NOPs need
+    not be instruction-aligned: rewriting them could move its boundary."""
+    k = bisect.bisect_left(spans, (addr + n,)) - 1
+    while k >= 0 and addr + n - spans[k][0] <= MAX_FUNC_SPAN:
+        f, site = spans[k]
+        if f != func and addr < site:
+            return True
+        k -= 1
+    return False
 
 
 def _write(img: Image, res: RelaxResult, addr: int, old: bytes, new: bytes, what: str) -> None:
