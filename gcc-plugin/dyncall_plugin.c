@@ -340,6 +340,15 @@ static tree handle_dynamic_call_attribute(tree *node, tree name, tree args,
 	tree decl = *node;
 
 	if (!DECL_P(decl)) {
+		/* `int (*DYNCALL p)(int)`: written on the pointer declarator,
+		 * meant for the declaration that follows (Clang accepts this
+		 * spelling too); hand it on like GCC's own decl attributes. */
+		if (flags & ((int)ATTR_FLAG_DECL_NEXT |
+			     (int)ATTR_FLAG_FUNCTION_NEXT |
+			     (int)ATTR_FLAG_ARRAY_NEXT)) {
+			*no_add_attrs = true;
+			return tree_cons(name, args, NULL_TREE);
+		}
 		misplaced_attribute(input_location, name);
 		*no_add_attrs = true;
 		return NULL_TREE;
@@ -370,7 +379,10 @@ static struct attribute_spec dynamic_call_attr = {
 	.name = DYNCALL_ATTR_NAME,
 	.min_length = 0,
 	.max_length = 0,
-	.decl_required = false,
+	/* In a declarator (`int (*DYNCALL p)(int)`, which Clang accepts), the
+	 * front end then passes the attribute on to the declaration instead
+	 * of applying it to the pointer type (ATTR_FLAG_DECL_NEXT). */
+	.decl_required = true,
 	.type_required = false,
 	.function_type_required = false,
 	.affects_type_identity = false,
@@ -1126,15 +1138,17 @@ static void replace_store(gimple_stmt_iterator *gsi, tree key, tree value)
 		runtime_fndecl(&store_fndecl, DYNCALL_STORE_FN, 2), 2,
 		build_fold_addr_expr(key), unshare_expr(value));
 	gimple_set_location(call, gimple_location(old));
-	gimple_seq_add_stmt(&seq, call);
-	gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
-	if (gimple_vdef(old)) {
-		gimple_set_vdef(call, gimple_vdef(old));
-		SSA_NAME_DEF_STMT(gimple_vdef(old)) = call;
-		gimple_set_vuse(call, gimple_vuse(old));
-	}
-	unlink_stmt_vdef(old); /* no-op: vdef moved to the call above */
-	gsi_remove(gsi, true);
+	if (seq)
+		gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
+	/* The call takes over the store's virtual operands (and with them
+	 * its place in the memory SSA chain), then replaces it. */
+	gimple_move_vops(call, old);
+	gsi_replace(gsi, call, true);
+	update_stmt(call);
+	gsi_next(gsi); /* callers continue after the store, as gsi_remove did */
+	/* The caller goes on with the next statement: &key in this call is
+	 * not an escape. */
+	gsi_next(gsi);
 	if (verbose)
 		inform(gimple_location(call),
 		       "dyncall: store to %qs goes through %qs",
