@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from dyncall_rewrite import abi
 from dyncall_rewrite.arch import Backend, Branch, Stream, Trampoline, backend_for
 from dyncall_rewrite.diagnostics import CODES, ERROR, WARNING, Diagnostic
-from dyncall_rewrite.elf import Image, PointerValue
+from dyncall_rewrite.elf import Image
 from dyncall_rewrite.lines import LineTable
 from dyncall_rewrite.tables import Key, read_table
 
@@ -47,6 +47,9 @@ class Analysis:
     keys: dict[int, Key] = field(default_factory=dict)  # by cell address
     diagnostics: list[Diagnostic] = field(default_factory=list)
     has_tables: bool = False
+    # Key flags merged over every unit of the module, by key address
+    # (ESCAPES in one unit forbids unguarded direct patching in all).
+    key_flags_by_address: dict[int, int] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -197,9 +200,7 @@ def _check_keys(an: Analysis, entries: list[abi.KeyEntry]) -> None:
                         T,
                     )
                 )
-    # Flags of a key merged over every unit of the module (ESCAPES in one
-    # unit forbids unguarded direct patching in all of them).
-    an._key_flags_by_address = by_address  # type: ignore[attr-defined]
+    an.key_flags_by_address = by_address
 
 
 # -- sites ----------------------------------------------------------------
@@ -209,7 +210,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
     img, be, diags = an.image, an.backend, an.diagnostics
     T = abi.DYNCALL_SITES_SECTION
     thunk = img.symbol_address(abi.DYNCALL_RETPOLINE_THUNK)
-    flags_by_addr: dict[int, int] = getattr(an, "_key_flags_by_address", {})
+    flags_by_addr = an.key_flags_by_address
     to_discover: dict[int, SiteInfo] = {}
     labelled: list[SiteInfo] = []
     unlabelled_filled: list[SiteInfo] = []
@@ -579,9 +580,3 @@ def _key_context(img: Image, key: Key, flags_by_addr: dict[int, int]) -> tuple[i
         if kv.known and kv.value:
             target = kv.value
     return kflags, target
-
-
-def key_value(img: Image, key: Key) -> PointerValue | None:
-    if not key.address.known or img.mapped(key.address.value, 8) is None:
-        return None
-    return img.pointer(key.address.value)
