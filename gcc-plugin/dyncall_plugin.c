@@ -1140,14 +1140,14 @@ static void replace_store(gimple_stmt_iterator *gsi, tree key, tree value)
 	gimple_set_location(call, gimple_location(old));
 	if (seq)
 		gsi_insert_seq_before(gsi, seq, GSI_SAME_STMT);
-	/* The call takes over the store's virtual operands (and with them
-	 * its place in the memory SSA chain), then replaces it. */
+	/* The call takes over the store's virtual operands (and with them its
+	 * place in the memory SSA chain) and its place in the sequence.  Not
+	 * unlink_stmt_vdef: that would reroute the users of the moved vdef. */
 	gimple_move_vops(call, old);
 	gsi_replace(gsi, call, true);
 	update_stmt(call);
-	gsi_next(gsi); /* callers continue after the store, as gsi_remove did */
-	/* The caller goes on with the next statement: &key in this call is
-	 * not an escape. */
+	/* Callers go on with the statement after the store (&key in the call
+	 * is no escape): exactly one step. */
 	gsi_next(gsi);
 	if (verbose)
 		inform(gimple_location(call),
