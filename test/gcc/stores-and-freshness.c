@@ -39,6 +39,14 @@ void s_plain(fp f) { plain = f; }
 // ASM:      movq %rdi, %rsi
 // ASM-NEXT: leaq plain(%rip), %rdi
 // ASM-NEXT: jmp __dyncall_store@PLT
+/* Back-to-back stores: each one is rewritten (the rewrite resumes right
+ * after the store it replaced). */
+void s_two(fp f, fp g) { plain = f; vol = g; }
+// ASM-LABEL: s_two:
+// ASM:      leaq plain(%rip), %rdi
+// ASM-NEXT: call __dyncall_store@PLT
+// ASM:      leaq vol(%rip), %rdi
+// ASM:      jmp __dyncall_store@PLT
 void s_vol(fp f) { vol = f; }
 // ASM-LABEL: s_vol:
 // ASM:      leaq vol(%rip), %rdi
