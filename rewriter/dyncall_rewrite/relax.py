@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import itertools
 import os
 import struct
 import tempfile
 from dataclasses import dataclass, field
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.check import MAX_FUNC_SPAN, Analysis, SiteInfo, check
+from dyncall_rewrite.check import Analysis, SiteInfo, check
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.errors import CheckFailedError, InternalError, OutputError
 
@@ -82,6 +83,7 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
     spans = sorted(
         (i.entry.func, i.entry.site) for i in an.sites if i.valid and i.entry.site and i.entry.func
     )
+    reach = list(itertools.accumulate((sp[1] for sp in spans), max))
     for info in an.sites:
         if not info.valid or info.tramp is None:
             continue
@@ -99,7 +101,7 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
                     old is not None
                     and old != new
                     and not inside
-                    and not _decoded_elsewhere(spans, start, length, e.func)
+                    and not _decoded_elsewhere(spans, reach, start, length, e.func)
                 ):
                     _write(img, res, start, old, new, "padding")
                     res.padding += 1
@@ -121,14 +123,15 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
     return res
 
 
-def _decoded_elsewhere(spans: list[tuple[int, int]], addr: int, n: int, func: int) -> bool:
+def _decoded_elsewhere(spans: list[tuple[int, int]], reach: list[int], addr: int, n: int, func: int) -> bool:
     """Does the decode range [f, site) of another labelled site, from a
     function start ``f != func``, overlap the NOP run [addr, addr+n)?  That
     site's boundary check decodes across the run from another start (e.g. a
     corrupted ``func``, possibly inside the run), where the run's NOPs need
-    not be instruction-aligned: rewriting them could move its boundary."""
+    not be instruction-aligned: rewriting them could move its boundary.
+    ``reach[k]`` is the largest site of spans[:k+1] (stops the scan)."""
     k = bisect.bisect_left(spans, (addr + n,)) - 1
-    while k >= 0 and addr + n - spans[k][0] <= MAX_FUNC_SPAN:
+    while k >= 0 and reach[k] > addr:
         f, site = spans[k]
         if f != func and addr < site:
             return True
