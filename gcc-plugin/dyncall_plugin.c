@@ -119,18 +119,21 @@ struct dyncall_arch {
 	bool func_from_symbol;
 	/* -mindirect-branch=thunk* exists (x86-64 only): retpoline slow path. */
 	bool has_retpoline;
-	void (*trampoline)(std::string &out, const char *name, bool retpoline);
+	/* local: a file-local copy for a duplicated call (RTL pass). */
+	void (*trampoline)(std::string &out, const char *name, bool retpoline,
+			   bool local);
 	/* Body of __dyncall_module_ctor/_dtor: callee(__start_/__stop_ of
 	 * __dyncall_sites, __start_/__stop_ of __dyncall_keys), return. */
 	void (*register_call)(std::string &out, const char *name,
 			      const char *callee);
 };
 
-static void emit_symbol_header(std::string &out, const char *name)
+static void emit_symbol_header(std::string &out, const char *name,
+			       bool local = false)
 {
-	asm_printf(out,
-		   "\t.globl %s\n\t.hidden %s\n\t.type %s, @function\n%s:\n",
-		   name, name, name, name);
+	if (!local)
+		asm_printf(out, "\t.globl %s\n\t.hidden %s\n", name, name);
+	asm_printf(out, "\t.type %s, @function\n%s:\n", name, name);
 }
 
 #define SITES_START "__start_" DYNCALL_SITES_SECTION
@@ -147,11 +150,11 @@ static void emit_symbol_header(std::string &out, const char *name)
  *	41 ff e2	jmp *%r10
  *	e9 <rel32>	jmp __dyncall_retpoline_r10	(-mindirect-branch=thunk*)
  */
-static void x86_64_trampoline(std::string &out, const char *n, bool retpoline)
+static void x86_64_trampoline(std::string &out, const char *n, bool retpoline, bool local)
 {
 	asm_printf(out, "\t.pushsection " TRAMP_SECTION ",\"ax\",@progbits\n");
 	asm_printf(out, "\t.p2align 3\n\t.byte 0xcc,0xcc,0xcc\n");
-	emit_symbol_header(out, n);
+	emit_symbol_header(out, n, local);
 	asm_printf(out, "\t.byte 0xe9\n\t.long 1f - . - 4\n1:\n");
 	if (retpoline)
 		asm_printf(out, "\t.byte 0xe9\n\t.long " DYNCALL_RETPOLINE_THUNK
@@ -188,11 +191,11 @@ static void x86_64_register_call(std::string &out, const char *,
  *	d61f0200	br x16
  * Only direct branches reach a trampoline: no landing pad of its own.
  */
-static void aarch64_trampoline(std::string &out, const char *n, bool)
+static void aarch64_trampoline(std::string &out, const char *n, bool, bool local)
 {
 	asm_printf(out, "\t.pushsection " TRAMP_SECTION ",\"ax\",@progbits\n");
 	asm_printf(out, "\t.p2align 2\n");
-	emit_symbol_header(out, n);
+	emit_symbol_header(out, n, local);
 	asm_printf(out, "\tb 1f\n1:\n\tmov x16, x18\n\tbr x16\n");
 	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
 }
@@ -235,11 +238,11 @@ static void aarch64_register_call(std::string &out, const char *,
  * into `ld r2,24(r1)`.  The site is a non-local call (the trampoline decl
  * is external), so GCC emits that nop and never makes it a sibcall.
  */
-static void ppc64le_trampoline(std::string &out, const char *n, bool)
+static void ppc64le_trampoline(std::string &out, const char *n, bool, bool local)
 {
 	asm_printf(out, "\t.pushsection " TRAMP_SECTION ",\"ax\",@progbits\n");
 	asm_printf(out, "\t.p2align 2\n");
-	emit_symbol_header(out, n);
+	emit_symbol_header(out, n, local);
 	asm_printf(out, "\t.localentry %s, 1\n", n);
 	asm_printf(out, "\tb 1f\n1:\n\tmtctr 11\n\tmr 12, 11\n\tbctr\n");
 	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
@@ -1595,7 +1598,7 @@ static unsigned int dyncall_ipa_execute(void)
 	bool need_retpoline = false;
 
 	for (const dyncall_site_info &s : sites) {
-		arch.trampoline(out, s.tramp.c_str(), s.retpoline);
+		arch.trampoline(out, s.tramp.c_str(), s.retpoline, false);
 		need_retpoline |= s.retpoline;
 	}
 	if (need_retpoline)
@@ -1640,6 +1643,41 @@ public:
 /* ---------------------------------------------------------------------- */
 
 static unsigned long label_counter;
+/* Trampolines that already have a labelled call in this assembler file. */
+static std::map<std::string, bool> labelled_tramps;
+
+/*
+ * GCC may have duplicated a site after the GIMPLE pass (inlining, loop
+ * versioning, unrolling, tail duplication): several call insns reach one
+ * trampoline.  abi.md wants one trampoline per site entry, so every copy
+ * after the first gets its own: a file-local copy of the trampoline, emitted
+ * with the function, and the call insn retargeted to it.  Returns the name
+ * the call now uses.
+ */
+static std::string clone_trampoline(rtx_insn *insn, tree tramp,
+				    unsigned flags, std::string &out)
+{
+	rtx call = get_call_rtx_from(insn);
+	rtx mem = XEXP(call, 0);
+	rtx sym = XEXP(mem, 0);
+	std::string name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(tramp));
+
+	if (labelled_tramps.emplace(name, true).second)
+		return name;
+	name += "." + std::to_string(label_counter++);
+	arch.trampoline(out, name.c_str(), flags & DYNCALL_SITE_RETPOLINE,
+			true);
+	/* A new SYMBOL_REF (they are shared) with the same flags and decl,
+	 * so the call is printed exactly as before (ppc64le: still the
+	 * non-local `bl; nop`), in a copy of the MEM. */
+	rtx nsym = gen_rtx_SYMBOL_REF(GET_MODE(sym), ggc_strdup(name.c_str()));
+	SYMBOL_REF_FLAGS(nsym) = SYMBOL_REF_FLAGS(sym);
+	SET_SYMBOL_REF_DECL(nsym, SYMBOL_REF_DECL(sym));
+	rtx nmem = shallow_copy_rtx(mem);
+	XEXP(nmem, 0) = nsym;
+	XEXP(call, 0) = nmem;
+	return name;
+}
 
 /* The trampoline a call_insn calls, with its site attribute. */
 static tree site_attribute_of(rtx_insn *insn, tree *tramp)
@@ -1699,6 +1737,8 @@ static unsigned int dyncall_rtl_execute(function *fun)
 		unsigned flags = tree_to_uhwi(TREE_VALUE(TREE_CHAIN(args)));
 		int kind = SIBLING_CALL_P(insn) ? DYNCALL_KIND_TAIL
 						: DYNCALL_KIND_CALL;
+		std::string tramp_name =
+			clone_trampoline(insn, tramp, flags, entries);
 
 		if (func_label.empty()) {
 			/* The function's first byte: before any endbr64 or
@@ -1741,8 +1781,7 @@ static unsigned int dyncall_rtl_execute(function *fun)
 			   "\t.long %s - .\n"
 			   "\t.byte %d, %d\n\t.short %u\n"
 			   "\t.popsection\n",
-			   label.c_str(),
-			   IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(tramp)), cell,
+			   label.c_str(), tramp_name.c_str(), cell,
 			   func_expr.c_str(), DYNCALL_ABI_VERSION, kind, flags);
 	}
 	/* The entries go after the function's last instruction, where no

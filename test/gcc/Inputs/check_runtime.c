@@ -283,6 +283,12 @@ void __dyncall_register(const struct dyncall_site_entry *sb,
 		}
 		check_site(site, s->kind, tramp);
 		check_func(site, func);
+		/* abi.md: one trampoline per site (GCC gives a duplicated
+		 * call its own copy). */
+		for (const struct dyncall_site_entry *o = sb; o < s; o++)
+			if (dyncall_rel(&o->tramp) == (void *)tramp)
+				FAIL("site entries %d and %d share trampoline %p",
+				     (int)(o - sb), (int)(s - sb), (void *)tramp);
 		check_tramp(tramp, s->flags);
 		printf("site key=%s kind=%s flags=",
 		       key_name(kb, ke, dyncall_rel(&s->keycell)),
