@@ -98,6 +98,7 @@ class Image:
         self.__dict__.update(layout)
         self._layout = layout
         self._last_seg: Segment | None = None
+        self._prev_seg: Segment | None = None
         # Lookups alternate between code and tables: try code first.
         self._exec_first = sorted(self.segments, key=lambda g: not g.flags & PF_X)
 
@@ -120,13 +121,18 @@ class Image:
     # Hot paths (called per table entry): a one-segment cache before the
     # bisect, since consecutive lookups nearly always hit the same segment.
     def segment(self, vaddr: int) -> Segment | None:
+        # Two-entry cache: lookups alternate between code and tables.
         s = self._last_seg
         if s is not None and s.vaddr <= vaddr < s.end:
             return s
-        for s in self._exec_first:  # few PT_LOADs: a scan beats bisect
-            if s.vaddr <= vaddr < s.end:
-                self._last_seg = s
-                return s
+        t = self._prev_seg
+        if t is not None and t.vaddr <= vaddr < t.end:
+            self._last_seg, self._prev_seg = t, s
+            return t
+        for t in self._exec_first:  # few PT_LOADs: a scan beats bisect
+            if t.vaddr <= vaddr < t.end:
+                self._last_seg, self._prev_seg = t, s
+                return t
         return None
 
     def mapped(self, vaddr: int, n: int = 1) -> Segment | None:
