@@ -284,7 +284,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                         br = be.decode_site(e.site) if img.is_exec(e.site, n_site) else None
                         ok = (
                             br is not None
-                            and br.op == ("call" if e.kind == 1 else "jmp")
+                            and br.op == be.site_op(e.kind)
                             and (br.target == e.tramp or (fl & RES and br.target == bt))
                             and be.site_alignment_problem(e.site, bool(e.func)) is None
                             and (
@@ -380,7 +380,18 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                     info,
                 )
             elif resolved:
-                if info.target is None or t.branch_target != info.target:
+                why = None
+                if info.target is not None and t.branch_target != info.target:
+                    why = be.resolve_problem(e.tramp, info.target)
+                if why is not None:
+                    err(
+                        "DC050",
+                        e.tramp,
+                        f"entry is RESOLVED but its link-time target 0x{info.target:x} cannot be"
+                        f" reached directly: {why}",
+                        info,
+                    )
+                elif info.target is None or t.branch_target != info.target:
                     want = f"0x{info.target:x}" if info.target is not None else "unknown at link time"
                     err(
                         "DC051",
@@ -399,6 +410,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
         if (
             info.target is not None
             and not resolved
+            and be.far_target_is_error
             and info.key_flags & abi.DYNCALL_KEY_CONST
             and img.is_exec(info.target)
             and be.encode_branch("jmp", e.tramp, info.target) is None
@@ -416,12 +428,12 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                 err("DC020", e.site, f"site of {where} is not in an executable segment", info)
                 continue
             br = be.decode_site(e.site)
-            want = "call" if e.kind == abi.DYNCALL_KIND_CALL else "jmp"
+            want = be.site_op(e.kind)
             if br is None or br.op != want:
                 err(
                     "DC021",
                     e.site,
-                    f"site is `{be.describe(e.site)}`, expected `{want} rel32`"
+                    f"site is `{be.describe(e.site)}`, expected `{be.op_names[want]}`"
                     f" for a {abi.KIND_NAMES[e.kind]} entry",
                     info,
                 )
@@ -482,7 +494,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
         found = be.find_branches_to(set(to_discover))
         for tramp, info in to_discover.items():
             info.callers = sorted(found.get(tramp, []), key=lambda b: b.addr)
-            want = "call" if info.entry.kind == abi.DYNCALL_KIND_CALL else "jmp"
+            want = be.site_op(info.entry.kind)
             if not info.callers:
                 err(
                     "DC026",
@@ -496,10 +508,12 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                         "DC027",
                         b.addr,
                         f"`{be.describe(b.addr)}` reaches trampoline 0x{tramp:x}"
-                        f" but a {abi.KIND_NAMES[info.entry.kind]} entry expects `{want} rel32`:"
+                        f" but a {abi.KIND_NAMES[info.entry.kind]} entry expects `{be.op_names[want]}`:"
                         " only the trampoline can be patched for it",
                         info,
                     )
+                elif p := be.site_alignment_problem(b.addr, compiler_labelled=False):
+                    err(p[0], b.addr, p[1], info)
 
     _check_overlaps(an)
 
@@ -507,7 +521,8 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
 def _check_overlaps(an: Analysis) -> None:
     diags = an.diagnostics
     T = abi.DYNCALL_SITES_SECTION
-    n = an.backend.site_size
+    be = an.backend
+    n = be.site_size
     seen_site: dict[int, int] = {}
     seen_tramp: dict[int, int] = {}
     starts: list[int] = []
@@ -527,7 +542,7 @@ def _check_overlaps(an: Analysis) -> None:
                 )
                 info.valid = False
             else:
-                starts.append(e.tramp - 3)
+                starts.append(e.tramp - be.tramp_pad)
                 ends.append(e.tramp + (t.size if t.size > n else n))
                 owners.append(info)
                 what.append("trampoline")

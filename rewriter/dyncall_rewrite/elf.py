@@ -335,9 +335,12 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
     func_idx = [k for k, t in enumerate(syms) if t[3] and t[1]]
 
     relocs: dict[int, Reloc] = {}
-    T = lief.ELF.Relocation.TYPE
-    relative = {T.X86_64_RELATIVE}
-    symbolic = {T.X86_64_64, T.X86_64_GLOB_DAT}
+    # R_<arch>_RELATIVE; absolute 64-bit and GLOB_DAT against a symbol
+    # (x86_64, aarch64, ppc64le; LIEF's enum values are arch-qualified).
+    relative = _reloc_types("X86_64_RELATIVE", "AARCH64_RELATIVE", "PPC64_RELATIVE")
+    symbolic = _reloc_types(
+        "X86_64_64", "X86_64_GLOB_DAT", "AARCH64_ABS64", "AARCH64_GLOB_DAT", "PPC64_ADDR64", "PPC64_GLOB_DAT"
+    )
     for r in b.dynamic_relocations:
         sym = r.symbol.name if r.has_symbol and r.symbol is not None and r.symbol.name else None
         if r.type in relative or r.encoding == lief.ELF.Relocation.ENCODING.RELR:
@@ -364,6 +367,12 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
         "file_size": size,
         "file_mode": os.stat(path).st_mode & 0o7777,
     }
+
+
+def _reloc_types(*names: str) -> set[lief.ELF.Relocation.TYPE]:
+    """The LIEF relocation types of those names (a name this LIEF lacks is skipped)."""
+    T = lief.ELF.Relocation.TYPE
+    return {getattr(T, n) for n in names if hasattr(T, n)}
 
 
 def section(image: Image, name: str) -> Section | None:
@@ -412,6 +421,8 @@ def _symbols(b: lief.ELF.Binary, data: bytes) -> tuple[list[tuple[int, int, int,
                 continue
             c = data[so + name]
             if c == 0x2E and data[so + name + 1] == 0x4C:  # ".L" local labels
+                continue
+            if c == 0x24:  # "$x", "$d": aarch64 mapping symbols (code/data), not names
                 continue
             out.append((value, size, so + name, info & 0xF == STT_FUNC))
     out.sort(key=lambda t: (t[0], -t[1]))

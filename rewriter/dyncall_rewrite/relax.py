@@ -88,7 +88,7 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
         if not info.valid or info.tramp is None:
             continue
         e = info.entry
-        if opts.fill_sites and not e.site:
+        if opts.fill_sites and not e.site and be.patches_sites:
             _fill_site(img, res, info)
         if opts.canonicalize_padding and e.site and e.func and info.stream is not None:
             pad = be.nop_padding(info.stream, e.site)
@@ -193,8 +193,8 @@ def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> None
     if tramp_new is None:
         return
     site_new = None
-    if e.site:
-        op = "call" if e.kind == abi.DYNCALL_KIND_CALL else "jmp"
+    if e.site and be.patches_sites:
+        op = be.site_op(e.kind)
         site_new = be.encode_branch(op, e.site, target)
         if site_new is None:
             return

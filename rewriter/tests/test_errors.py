@@ -69,8 +69,6 @@ def test_truncated(binaries, tmp_path, capsys) -> None:
     [
         (4, b"\x01", "DC903", "32-bit"),
         (5, b"\x02", "DC903", "big-endian"),
-        (18, (183).to_bytes(2, "little"), "DC905", "aarch64 binaries are not supported yet"),
-        (18, (21).to_bytes(2, "little"), "DC905", "ppc64le binaries are not supported yet"),
         (18, (243).to_bytes(2, "little"), "DC904", "unsupported machine"),
     ],
 )
@@ -80,6 +78,18 @@ def test_foreign(binaries, tmp_path, capsys, off, data, code, text) -> None:
     err = expect_error(capsys, code, "check", p)
     assert text in err
     expect_error(capsys, code, "relax", "--in-place", p)
+    assert _rd(p) == before
+
+
+@pytest.mark.parametrize("machine", [183, 21])
+def test_relabelled_machine(binaries, tmp_path, capsys, machine) -> None:
+    """x86-64 code read as aarch64/ppc64le: every trampoline is wrong
+    (check fails, one diagnostic per entry), relax refuses (DC906)."""
+    p = patched(binaries("clang-pie"), str(tmp_path / "f"), 18, machine.to_bytes(2, "little"))
+    before = _rd(p)
+    rc, out, _ = run(capsys, "check", p)
+    assert rc == 1 and "error DC01" in out, out
+    expect_error(capsys, "DC906", "relax", "--in-place", p)
     assert _rd(p) == before
 
 

@@ -88,9 +88,33 @@ class Backend(ABC):
     name: str
     e_machine: int
     site_size: int  # length of the patchable call/jmp instruction
+    tramp_pad: int = 0  # bytes before a trampoline entry that belong to it (x86-64: int3 x3)
+    # Does the runtime retarget sites (and may relax fill ``site`` and
+    # resolve it)?  ppc64le: no, only the trampoline's branch (the site's
+    # `bl` goes through the linker's TOC-save stub).
+    patches_sites: bool = True
+    # Is a const key's link-time target that the trampoline's branch cannot
+    # reach an error (DC050)?  x86-64: yes (one image, rel32).  aarch64 and
+    # ppc64le: no, the runtime goes through a far stub; only a RESOLVED
+    # entry must reach it directly.
+    far_target_is_error: bool = True
+    # How check names the site instruction of each op, for messages.
+    op_names: dict[str, str] = {"call": "call rel32", "jmp": "jmp rel32"}  # noqa: RUF012
 
     def __init__(self, image: Image) -> None:
         self.image = image
+
+    def site_op(self, kind: int) -> str:
+        """The site instruction ("call"/"jmp") of an entry of ``kind``
+        (1 call, 2 tail)."""
+        return "call" if kind == 1 else "jmp"
+
+    def resolve_problem(self, at: int, target: int) -> str | None:
+        """Why the patchable branch at ``at`` cannot go directly to the
+        function ``target`` (None when it can)."""
+        if self.encode_branch("jmp", at, target) is None:
+            return "out of branch range"
+        return None
 
     @abstractmethod
     def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
@@ -116,7 +140,14 @@ class Backend(ABC):
 
     @abstractmethod
     def site_alignment_problem(self, site: int, compiler_labelled: bool) -> tuple[str, str] | None:
-        """The alignment condition the runtime's atomic patching relies on."""
+        """The arch's conditions on a site instruction: the alignment the
+        runtime's atomic patching relies on (ppc64le also: the TOC save and
+        restore around the call)."""
+
+    @abstractmethod
+    def instruction_boundaries(self, addrs: list[int]) -> set[int]:
+        """The subset of ``addrs`` that are instruction starts of the
+        enclosing executable code."""
 
     @abstractmethod
     def nop_padding(self, stream: Stream, site: int) -> tuple[int, int] | None:
@@ -183,6 +214,9 @@ class NotYetSupported(Backend):
         raise NotImplementedError
 
     def site_alignment_problem(self, site: int, compiler_labelled: bool) -> tuple[str, str] | None:
+        raise NotImplementedError
+
+    def instruction_boundaries(self, addrs: list[int]) -> set[int]:
         raise NotImplementedError
 
     def nop_padding(self, stream: Stream, site: int) -> tuple[int, int] | None:

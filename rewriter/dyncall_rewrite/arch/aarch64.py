@@ -1,14 +1,156 @@
-"""aarch64 backend: not written yet (raises DC905).
+"""aarch64 backend.
 
-To implement: subclass Backend like x86_64.X86_64 -- trampoline
-``14000001 aa1203f0 d61f0200`` (docs/abi.md), sites ``bl``/``b`` (4 bytes,
-always aligned), padding NOP ``d503201f``, branch range +-128 MiB.
+Trampoline (docs/abi.md, include/dyncall/abi.h; runtime/arch/aarch64.c
+arch_tramp_slow), 4-byte aligned, no padding::
+
+    tramp:  14000001   b slow            <- one aligned 32-bit store retargets it
+    slow:   aa1203f0   mov x16, x18      (a `bti c` pad accepts br x16, not br x18)
+            d61f0200   br x16
+
+A site is ``bl tramp`` (call) or ``b tramp`` (tail), imm26: +-128 MiB.  GCC
+labels its sites; Clang leaves ``site == 0`` and the runtime discovers the
+``bl`` from ``x30 - 4``.  Every word is aligned, so there is no alignment
+condition beyond that and no NOP padding.
+
+Link-time resolution writes ``b T`` at the trampoline and ``bl T`` / ``b T``
+at the site, only when T is within +-128 MiB (beyond, the runtime's far
+stub ``ldr x16, lit; br x16`` is needed, so the entry stays slow and that is
+not an error).  BTI: trampolines, sites and a resolved T are all entered by
+direct branches, which BTI does not check, so no landing pad is required
+anywhere on these paths (T's own `bti c` / `paciasp`, if any, is a NOP for
+a direct branch); the slow path's ``br x16`` is accepted by T's `bti c`.
 """
 
-from dyncall_rewrite.arch import EM_AARCH64, NotYetSupported
+from __future__ import annotations
+
+import capstone
+
+from dyncall_rewrite.arch import EM_AARCH64, Branch, Trampoline
+from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
+from dyncall_rewrite.elf import PF_X, Image
+
+INSN_B = 0x14000000  # b <imm26>
+INSN_BL = 0x94000000  # bl <imm26>
+MASK_B = 0xFC000000  # opcode bits of b/bl
+IMM26 = 0x03FFFFFF
+INSN_B_NEXT = 0x14000001  # b .+4 (an unpatched trampoline)
+INSN_MOV_X16_X18 = 0xAA1203F0  # mov x16, x18 (orr x16, xzr, x18)
+INSN_BR_X16 = 0xD61F0200  # br x16
+INSN_NOP = 0xD503201F  # nop
+INSN_BCOND = 0x54000000  # b.<cond> <imm19>
+MASK_BCOND = 0xFF000010
+MASK_CBZ = 0x7E000000  # cbz/cbnz <imm19>: x011010x
+INSN_CBZ = 0x34000000
+MASK_TBZ = 0x7E000000  # tbz/tbnz <imm14>: x011011x
+INSN_TBZ = 0x36000000
+SLOW = INSN_MOV_X16_X18.to_bytes(4, "little") + INSN_BR_X16.to_bytes(4, "little")
+TRAMP_SIZE = 12
+REACH = 1 << 27  # b/bl: +-128 MiB
+
+_CS_ARCH = getattr(capstone, "CS_ARCH_ARM64", None) or capstone.CS_ARCH_AARCH64
 
 
-class AArch64(NotYetSupported):
+def fits26(at: int, dest: int) -> bool:
+    d = dest - at
+    return d % 4 == 0 and -REACH <= d < REACH
+
+
+class AArch64(FixedWidthBackend):
     name = "aarch64"
     e_machine = EM_AARCH64
-    site_size = 4
+    far_target_is_error = False
+    op_names = {"call": "bl", "jmp": "b"}  # noqa: RUF012
+    nop = INSN_NOP
+    # b/bl (0x14-0x17, 0x94-0x97), b.cond (0x54), cbz/cbnz and tbz/tbnz
+    # (0x34-0x37, 0xb4-0xb7): the direct branches that can reach a trampoline.
+    branch_top_bytes = b"\x14-\x17\x94-\x97\x54\x34-\x37\xb4-\xb7"
+    _cs_arch = _CS_ARCH
+    _cs_mode = capstone.CS_MODE_ARM
+
+    def __init__(self, image: Image) -> None:
+        super().__init__(image)
+
+    # -- trampolines ----------------------------------------------------
+    def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
+        problems: list[tuple[str, str]] = []
+        t = Trampoline(addr, TRAMP_SIZE, None, addr + WORD, None, None, problems)
+        if addr % WORD:
+            problems.append(("DC011", f"trampoline entry 0x{addr:x} is not 4-byte aligned"))
+            return t
+        w = self.words(addr, 3)
+        if w is None or w[0] & MASK_B != INSN_B:
+            problems.append(("DC014", f"patchable branch is `{self.describe(addr)}`, not `b` (14xxxxxx)"))
+            return t
+        t.branch_target = addr + (sext(w[0], 26) << 2)
+        if w[1] == INSN_MOV_X16_X18 and w[2] == INSN_BR_X16:
+            t.slow = "plain"
+        else:
+            bad = addr + WORD if w[1] != INSN_MOV_X16_X18 else addr + 2 * WORD
+            problems.append(
+                (
+                    "DC013",
+                    f"slow path has `{self.describe(bad)}`, not `mov x16, x18; br x16`"
+                    " (aa1203f0 d61f0200: a BTI landing pad accepts br x16, not br x18)",
+                )
+            )
+        return t
+
+    def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:
+        img = self.image
+        s = img.segment(addr)
+        if s is None or not s.flags & PF_X or addr % WORD or addr + TRAMP_SIZE > s.fend:
+            return None
+        off = s.offset + addr - s.vaddr
+        d = img.data
+        if d[off + 4 : off + 12] != SLOW:
+            return None
+        w = int.from_bytes(d[off : off + 4], "little")
+        if w & MASK_B != INSN_B:
+            return None
+        return Trampoline(addr, TRAMP_SIZE, addr + (sext(w, 26) << 2), addr + WORD, "plain", None, [])
+
+    # -- sites ------------------------------------------------------------
+    def decode_site(self, addr: int) -> Branch | None:
+        if addr % WORD:
+            return None
+        w = self.word(addr)
+        if w is None:
+            return None
+        op = w & MASK_B
+        if op not in (INSN_B, INSN_BL):
+            return None
+        return Branch(addr, WORD, "call" if op == INSN_BL else "jmp", addr + (sext(w, 26) << 2))
+
+    def encode_branch(self, op: str, at: int, target: int) -> bytes | None:
+        if at % WORD or not fits26(at, target):
+            return None
+        opc = INSN_BL if op == "call" else INSN_B
+        return (opc | ((target - at) >> 2) & IMM26).to_bytes(4, "little")
+
+    def resolve_problem(self, at: int, target: int) -> str | None:
+        if not fits26(at, target):
+            return f"beyond the +-128 MiB of `b` (0x{target - at:x} bytes away)"
+        return None
+
+    # -- code search ----------------------------------------------------
+    def find_branches_to(self, targets: set[int]) -> dict[int, list[Branch]]:
+        """Every b/bl (patchable) and b.cond/cbz/cbnz/tbz/tbnz (not
+        patchable: DC027) whose target is a trampoline."""
+        out: dict[int, list[Branch]] = {}
+        if not targets:
+            return out
+        for a, w in self.branch_words():
+            top = w & MASK_B
+            if top in (INSN_B, INSN_BL):
+                t, op = a + (sext(w, 26) << 2), "call" if top == INSN_BL else "jmp"
+            elif w & MASK_BCOND == INSN_BCOND:
+                t, op = a + (sext(w >> 5, 19) << 2), "bcond"
+            elif w & MASK_CBZ == INSN_CBZ:
+                t, op = a + (sext(w >> 5, 19) << 2), "cbz"
+            elif w & MASK_TBZ == INSN_TBZ:
+                t, op = a + (sext(w >> 5, 14) << 2), "tbz"
+            else:
+                continue
+            if t in targets:
+                out.setdefault(t, []).append(Branch(a, WORD, op, t))
+        return out

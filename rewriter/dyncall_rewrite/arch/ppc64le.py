@@ -1,15 +1,277 @@
-"""ppc64le backend: not written yet (raises DC905).
+"""ppc64le (ELFv2) backend.
 
-To implement: subclass Backend like x86_64.X86_64 -- trampoline
-``48000004 7d6903a6 7d6c5b78 4e800420`` (docs/abi.md), sites ``bl`` + TOC
-restore, padding NOP ``60000000``, branch range +-32 MiB, never prefixed
-instructions.  Big-endian ppc64 is rejected earlier (DC903).
+Trampoline (docs/abi.md; runtime/arch/ppc64le.c arch_tramp_slow),
+``.localentry tramp, 1`` (does not preserve r2)::
+
+    tramp:  48000004   b slow            <- one aligned 32-bit store retargets it
+    slow:   7d6903a6   mtctr r11
+            7d6c5b78   mr r12, r11       (a global entry wants r12)
+            4e800420   bctr
+
+The compiler emits ``bl tramp; nop``; both linkers turn it into::
+
+    site:   bl   stub                    lld: __toc_save_<tramp>, GNU ld: <n>.long_branch.<tramp>
+            ld   r2, 24(r1)              e8410018 (was the nop)
+    stub:   std  r2, 24(r1)              f8410018
+            b    tramp
+
+so a site "reaches its trampoline" through that stub, and must restore r2
+(TOC rule, DC025): a direct ``bl tramp`` or a missing ``ld r2, 24(r1)``
+would return to the caller with the callee's TOC.  The site is never
+patched (retargeting the ``bl`` would skip the ``std`` and keep the
+``ld``), so relax neither fills ``site`` nor rewrites it; whatever the
+entry's kind, the site is a ``bl`` (the backend never sibcalls a
+trampoline).
+
+Only the trampoline's ``b`` is patched.  A direct ``b`` goes to ``T+8``,
+T's local entry, only when T has the global-entry prologue ``addis
+r2,r12,..; addi r2,r2,..`` (and lies in this module, which link-time
+resolution guarantees: one TOC per module) within +-32 MiB; a branch to
+``T+8`` is read back as going to T, as the runtime's arch_branch_read does.
+A branch landing on such a global entry (r12 would not hold T) is a TOC
+violation (DC053).  Any other T needs the runtime's stub with r12 = T: not
+resolvable, and not an error.  A patch point that is the suffix word of a
+prefixed instruction (Power10: the word before it, in its 64-byte block,
+has primary opcode 1) is never written by the runtime (DC017).
 """
 
-from dyncall_rewrite.arch import EM_PPC64, NotYetSupported
+from __future__ import annotations
+
+import capstone
+
+from dyncall_rewrite.arch import EM_PPC64, Branch, Trampoline
+from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
+from dyncall_rewrite.elf import PF_X, Image
+
+INSN_B = 0x48000000  # b <li24>
+INSN_BL = 0x48000001  # bl <li24>
+MASK_B = 0xFC000003  # opcode, AA, LK
+LI24 = 0x03FFFFFC
+INSN_B_NEXT = 0x48000004  # b .+4 (an unpatched trampoline)
+INSN_MTCTR_R11 = 0x7D6903A6  # mtctr r11
+INSN_MR_R12_R11 = 0x7D6C5B78  # mr r12, r11
+INSN_BCTR = 0x4E800420  # bctr
+INSN_NOP = 0x60000000  # nop (ori r0, r0, 0)
+INSN_STD_R2 = 0xF8410018  # std r2, 24(r1)   (TOC save, linker stub)
+INSN_LD_R2 = 0xE8410018  # ld r2, 24(r1)    (TOC restore, after the bl)
+INSN_ADDIS_R2_R12 = 0x3C4C0000  # addis r2, r12, <imm16>
+INSN_ADDI_R2_R2 = 0x38420000  # addi r2, r2, <imm16>
+MASK_HI16 = 0xFFFF0000
+OPCD_BC = 16  # bc (conditional, bd14)
+OPCD_PREFIX = 1  # primary opcode of a prefix word
+SLOW = b"".join(w.to_bytes(4, "little") for w in (INSN_MTCTR_R11, INSN_MR_R12_R11, INSN_BCTR))
+TRAMP_SIZE = 16
+REACH = 1 << 25  # b: +-32 MiB
+LOCAL_ENTRY = 8  # past `addis r2,r12; addi r2,r2`
 
 
-class PPC64LE(NotYetSupported):
+def fits24(at: int, dest: int) -> bool:
+    d = dest - at
+    return d % 4 == 0 and -REACH <= d < REACH
+
+
+class PPC64LE(FixedWidthBackend):
     name = "ppc64le"
     e_machine = EM_PPC64
-    site_size = 4
+    patches_sites = False
+    far_target_is_error = False
+    op_names = {"call": "bl <TOC-save stub>; ld r2, 24(r1)", "jmp": "b"}  # noqa: RUF012
+    nop = INSN_NOP
+    # b/bl (opcode 18: 0x48-0x4b) and bc (opcode 16: 0x40-0x43).
+    branch_top_bytes = b"\x48-\x4b\x40-\x43"
+    _cs_arch = capstone.CS_ARCH_PPC
+    _cs_mode = capstone.CS_MODE_64 | capstone.CS_MODE_LITTLE_ENDIAN
+
+    def __init__(self, image: Image) -> None:
+        super().__init__(image)
+
+    def site_op(self, kind: int) -> str:
+        return "call"  # `bl tramp; nop` whatever the kind (abi.md)
+
+    # -- TOC and prefix rules ---------------------------------------------
+    def has_toc_prologue(self, f: int) -> bool:
+        """Does f start with the global-entry prologue `addis r2,r12,..;
+        addi r2,r2,..` (local entry at f+8)?"""
+        w = self.words(f, 2) if f % WORD == 0 else None
+        return w is not None and w[0] & MASK_HI16 == INSN_ADDIS_R2_R12 and w[1] & MASK_HI16 == INSN_ADDI_R2_R2
+
+    def is_suffix(self, addr: int) -> bool:
+        """Is the word at addr the suffix of a prefixed instruction?  (A
+        prefixed instruction never crosses a 64-byte boundary.)"""
+        if addr % 64 == 0:
+            return False
+        w = self.word(addr - WORD)
+        return w is not None and w >> 26 == OPCD_PREFIX
+
+    def is_code_word(self, addr: int) -> bool:
+        return super().is_code_word(addr) and not self.is_suffix(addr)
+
+    def _stub_target(self, stub: int) -> int | None:
+        """The trampoline a linker TOC-save stub `std r2,24(r1); b tramp`
+        at ``stub`` branches to, or None."""
+        w = self.words(stub, 2) if stub % WORD == 0 else None
+        if w is None or w[0] != INSN_STD_R2 or w[1] & MASK_B != INSN_B:
+            return None
+        return stub + WORD + sext(w[1] & LI24, 26)
+
+    # -- trampolines ----------------------------------------------------
+    def _read_target(self, at: int, w: int) -> int:
+        """Where the b at ``at`` goes, T for T+8 after a TOC prologue (as
+        runtime/arch/ppc64le.c arch_branch_read reports it)."""
+        d = at + sext(w & LI24, 26)
+        if self.has_toc_prologue(d - LOCAL_ENTRY):
+            return d - LOCAL_ENTRY
+        return d
+
+    def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
+        problems: list[tuple[str, str]] = []
+        t = Trampoline(addr, TRAMP_SIZE, None, addr + WORD, None, None, problems)
+        if addr % WORD:
+            problems.append(("DC011", f"trampoline entry 0x{addr:x} is not 4-byte aligned"))
+            return t
+        if self.is_suffix(addr):
+            problems.append(
+                (
+                    "DC017",
+                    "the trampoline's patchable branch is the suffix of a prefixed instruction"
+                    " (the word before it has primary opcode 1): the runtime never patches it",
+                )
+            )
+        w = self.words(addr, 4)
+        if w is None or w[0] & MASK_B != INSN_B:
+            problems.append(("DC014", f"patchable branch is `{self.describe(addr)}`, not `b` (48xxxxx0)"))
+            return t
+        t.branch_target = self._read_target(addr, w[0])
+        raw = addr + sext(w[0] & LI24, 26)
+        if raw != addr + WORD and self.has_toc_prologue(raw):
+            problems.append(
+                (
+                    "DC053",
+                    f"trampoline branch enters the global entry of 0x{raw:x} with r12 not set to it"
+                    f" (TOC rule: a direct branch goes to the local entry 0x{raw + LOCAL_ENTRY:x})",
+                )
+            )
+        if w[1:] == (INSN_MTCTR_R11, INSN_MR_R12_R11, INSN_BCTR):
+            t.slow = "plain"
+        else:
+            k = next(i for i, x in enumerate((INSN_MTCTR_R11, INSN_MR_R12_R11, INSN_BCTR), 1) if w[i] != x)
+            problems.append(
+                (
+                    "DC013",
+                    f"slow path has `{self.describe(addr + k * WORD)}`, not"
+                    " `mtctr r11; mr r12, r11; bctr` (7d6903a6 7d6c5b78 4e800420)",
+                )
+            )
+        return t
+
+    def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:
+        img = self.image
+        s = img.segment(addr)
+        if s is None or not s.flags & PF_X or addr % WORD or addr + TRAMP_SIZE > s.fend:
+            return None
+        off = s.offset + addr - s.vaddr
+        d = img.data
+        if d[off + 4 : off + 16] != SLOW:
+            return None
+        w = int.from_bytes(d[off : off + 4], "little")
+        if w & MASK_B != INSN_B or self.is_suffix(addr):
+            return None
+        raw = addr + sext(w & LI24, 26)
+        if raw != addr + WORD and self.has_toc_prologue(raw):
+            return None
+        return Trampoline(addr, TRAMP_SIZE, self._read_target(addr, w), addr + WORD, "plain", None, [])
+
+    # -- sites ------------------------------------------------------------
+    def decode_site(self, addr: int) -> Branch | None:
+        """The bl at ``addr``; its target is the trampoline behind the
+        linker's TOC-save stub when it calls one."""
+        if addr % WORD or self.is_suffix(addr):
+            return None
+        w = self.word(addr)
+        if w is None or w & 0xFC000002 != INSN_B:  # opcode 18, AA = 0
+            return None
+        t = addr + sext(w & LI24, 26)
+        if w & 1:
+            via = self._stub_target(t)
+            return Branch(addr, WORD, "call", via if via is not None else t)
+        return Branch(addr, WORD, "jmp", t)
+
+    def site_alignment_problem(self, site: int, compiler_labelled: bool) -> tuple[str, str] | None:
+        """Alignment, and the TOC rule: ``bl <stub: std r2,24(r1); b
+        tramp>`` followed by ``ld r2, 24(r1)``."""
+        p = super().site_alignment_problem(site, compiler_labelled)
+        if p is not None:
+            return p
+        w = self.words(site, 2)
+        if w is None:
+            return None
+        if w[0] & MASK_B == INSN_BL and self._stub_target(site + sext(w[0] & LI24, 26)) is None:
+            return (
+                "DC025",
+                "site calls its trampoline without the linker's TOC-save stub (std r2, 24(r1)):"
+                " the trampoline may reach a function with another TOC",
+            )
+        if w[0] & MASK_B == INSN_B:
+            return ("DC025", "site branches to its trampoline (b): r2 cannot be restored after the call")
+        if w[1] != INSN_LD_R2:
+            return (
+                "DC025",
+                f"the instruction after the site is `{self.describe(site + WORD)}`, not"
+                " `ld r2, 24(r1)` (e8410018): the caller's TOC is not restored",
+            )
+        return None
+
+    def encode_branch(self, op: str, at: int, target: int) -> bytes | None:
+        """`b T+8` (local entry of a function with the TOC prologue) within
+        +-32 MiB; None for anything else."""
+        if at % WORD or not self.has_toc_prologue(target):
+            return None
+        dest = target + LOCAL_ENTRY
+        if not fits24(at, dest):
+            return None
+        opc = INSN_BL if op == "call" else INSN_B
+        return (opc | (dest - at) & LI24).to_bytes(4, "little")
+
+    def resolve_problem(self, at: int, target: int) -> str | None:
+        if not self.has_toc_prologue(target):
+            return (
+                "the target has no global-entry TOC prologue (addis r2,r12; addi r2,r2): it is"
+                " only entered at its global entry with r12 set, through the runtime's stub"
+            )
+        if not fits24(at, target + LOCAL_ENTRY):
+            d = target + LOCAL_ENTRY - at
+            return f"its local entry is beyond the +-32 MiB of `b` (0x{d:x} bytes away)"
+        return None
+
+    # -- code search ----------------------------------------------------
+    def find_branches_to(self, targets: set[int]) -> dict[int, list[Branch]]:
+        """Callers of each trampoline: ``bl`` to a TOC-save stub that
+        branches to it (the linked form), and any other direct branch to
+        it (a bl/b/bc straight to the trampoline: TOC rule, DC025/DC027).
+        Suffix words of prefixed instructions are not instructions."""
+        out: dict[int, list[Branch]] = {}
+        if not targets:
+            return out
+        words = self.branch_words()
+        stubs: dict[int, int] = {}
+        for a, w in words:
+            opcd = w >> 26
+            if opcd == 18 and not w & 2:
+                t, op = a + sext(w & LI24, 26), "call" if w & 1 else "jmp"
+            elif opcd == OPCD_BC and not w & 2:
+                t, op = a + sext(w & 0xFFFC, 16), "bc"
+            else:
+                continue
+            if t not in targets or self.is_suffix(a):
+                continue
+            if op == "jmp" and self.word(a - WORD) == INSN_STD_R2:
+                stubs[a - WORD] = t  # the linker's stub, not a site
+            else:
+                out.setdefault(t, []).append(Branch(a, WORD, op, t))
+        if stubs:
+            for a, w in words:
+                if w & MASK_B == INSN_BL:
+                    s = a + sext(w & LI24, 26)
+                    if s in stubs and not self.is_suffix(a):
+                        out.setdefault(stubs[s], []).append(Branch(a, WORD, "call", stubs[s]))
+        return out

@@ -93,6 +93,7 @@ class X86_64(Backend):
     name = "x86_64"
     e_machine = EM_X86_64
     site_size = BRANCH_SIZE
+    tramp_pad = len(TRAMP_PAD)
 
     def __init__(self, image: Image) -> None:
         super().__init__(image)
