@@ -28,12 +28,14 @@ CODES: dict[str, tuple[str, str]] = {
     "DC014": (ERROR, "trampoline patchable branch is not a jmp rel32"),
     "DC015": (ERROR, "trampoline branch pre-patched without RESOLVED"),
     "DC016": (ERROR, "retpoline site with a non-retpoline slow path"),
+    "DC017": (ERROR, "ppc64le: trampoline branch is the suffix of a prefixed instruction"),
     # Sites
     "DC020": (ERROR, "site not in an executable segment"),
     "DC021": (ERROR, "site is not the expected instruction"),
     "DC022": (ERROR, "site does not reach its trampoline"),
     "DC023": (ERROR, "compiler-labelled site's rel32 not 4-byte aligned"),
     "DC024": (ERROR, "site not at an instruction boundary"),
+    "DC025": (ERROR, "ppc64le: site does not save and restore the TOC (r2) around the call"),
     "DC026": (WARNING, "no call or jump reaches the trampoline"),
     "DC027": (WARNING, "trampoline reached by a branch the runtime cannot patch"),
     # Duplicates and overlaps
@@ -49,6 +51,7 @@ CODES: dict[str, tuple[str, str]] = {
     # Link-time targets
     "DC050": (ERROR, "link-time target out of branch range"),
     "DC051": (ERROR, "resolved branch does not match the key's link-time value"),
+    "DC053": (ERROR, "ppc64le: trampoline branch enters a global entry without r12 (TOC rule)"),
     "DC052": (ERROR, "resolved target not in an executable segment"),
 }
 
