@@ -18,8 +18,6 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import lief
-
 from dyncall_rewrite.errors import (
     InputIOError,
     NoSectionHeadersError,
@@ -28,7 +26,31 @@ from dyncall_rewrite.errors import (
     UnsupportedFormatError,
 )
 
-lief.logging.disable()
+
+def _import_lief() -> Any:
+    """``import lief`` with Python's Enum member-reassignment guard
+    (``EnumType.__setattr__``, pure Python) bypassed while LIEF's extension
+    module registers its ~67,000 enum members: that guard alone is ~40% of
+    the import (~0.1-0.2 s of every command).  LIEF never reassigns a member,
+    so the guard has nothing to catch; it is restored right after."""
+    import enum
+    import sys
+
+    if "lief" in sys.modules:
+        return sys.modules["lief"]
+    guard = enum.EnumType.__dict__.get("__setattr__")
+    try:
+        if guard is not None:
+            del enum.EnumType.__setattr__
+        import lief as mod
+    finally:
+        if guard is not None:
+            enum.EnumType.__setattr__ = guard  # type: ignore[method-assign]
+    mod.logging.disable()
+    return mod
+
+
+lief = _import_lief()
 
 PF_X, PF_W, PF_R = 1, 2, 4
 PT_LOAD = 1
@@ -215,7 +237,21 @@ class Image:
 
     # -- symbols ------------------------------------------------------
     # Symbols are kept as parallel sorted lists (value, size, name offset in
-    # the file, is-function); names are decoded only when printed.
+    # the file, is-function); names are decoded only when printed.  They are
+    # built on first use (a clean ``check`` needs only function starts).
+    def __getattr__(self, name: str) -> Any:
+        # Kept in the layout too: relax's output image (with_data) shares
+        # it, and relax never writes symbol tables.
+        if name == "_func_starts":
+            v = self.__dict__[name] = self._layout[name] = _func_starts(self._raw_syms)
+            return v
+        if name in ("_sym_val", "_sym_size", "_sym_name", "_sym_func", "_func_idx"):
+            syms = _sorted_symbols(self._raw_syms)
+            self.__dict__.update(syms)
+            self._layout.update(syms)
+            return syms[name]
+        raise AttributeError(name)
+
     def _name(self, k: int) -> str:
         off = self._sym_name[k]
         end = self.data.find(b"\0", off)
@@ -254,11 +290,22 @@ class Image:
         return None
 
     def symbol_address(self, name: str) -> int | None:
+        """Value of the first symbol (in address order) called ``name``."""
         want = name.encode() + b"\0"
-        for k, off in enumerate(self._sym_name):
-            if self.data.startswith(want, off):
-                return self._sym_val[k]
-        return None
+        best: tuple[int, int] | None = None
+        for so, ss, w0, vals, sizes, keep in self._raw_syms:
+            # Name offsets spelling ``name`` (string tables share tails).
+            offs = set()
+            p = self.data.find(want, so, so + ss)
+            while p >= 0:
+                offs.add(p - so)
+                p = self.data.find(want, p + 1, so + ss)
+            if not offs:
+                continue
+            for k in keep:
+                if w0[k] & 0xFFFFFFFF in offs and (best is None or (vals[k], -sizes[k]) < best):
+                    best = (vals[k], -sizes[k])
+        return None if best is None else best[0]
 
     @property
     def symbols(self) -> list[Symbol]:
@@ -281,7 +328,7 @@ def _layout(path: str, data: bytes) -> dict[str, Any]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            b = lief.ELF.parse(path)
+            b = lief.ELF.parse(path, _parser_config())
     except Exception as e:  # LIEF raises on some malformed inputs
         raise NotELFError(f"malformed ELF ({e})", path=path) from None
     if b is None:
@@ -331,8 +378,7 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
             raise TruncatedError(f"section {s.name!r} extends beyond the end of the file", path=path)
         sections.append(Section(s.name, s.virtual_address, s.size, s.offset, int(s.type), int(s.flags)))
 
-    syms, has_symtab = _symbols(b, data)
-    func_idx = [k for k, t in enumerate(syms) if t[3] and t[1]]
+    raw_syms, has_symtab = _symbols(b, data)
 
     relocs: dict[int, Reloc] = {}
     # R_<arch>_RELATIVE; absolute 64-bit and GLOB_DAT against a symbol
@@ -356,12 +402,7 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
         "segments": segs,
         "_seg_starts": [s.vaddr for s in segs],
         "sections": sections,
-        "_sym_val": [t[0] for t in syms],
-        "_sym_size": [t[1] for t in syms],
-        "_sym_name": [t[2] for t in syms],
-        "_sym_func": [t[3] for t in syms],
-        "_func_idx": func_idx,
-        "_func_starts": [syms[k][0] for k in func_idx],
+        "_raw_syms": raw_syms,
         "relocs": relocs,
         "has_symtab": has_symtab,
         "file_size": size,
@@ -387,16 +428,32 @@ SHT_SYMTAB, SHT_DYNSYM = 2, 11
 STT_NOTYPE, STT_OBJECT, STT_FUNC = 0, 1, 2
 
 
-def _symbols(b: lief.ELF.Binary, data: bytes) -> tuple[list[tuple[int, int, int, bool]], bool]:
-    """Defined function/object symbols of .symtab and .dynsym as sorted
-    (value, size, file offset of the name, is-function) tuples.
+# One symbol table's records as columns: (string table offset, its size,
+# first quadword (st_name | st_info << 32 | st_other << 40 | st_shndx << 48),
+# st_value, st_size, indexes of the records kept).
+RawSyms = list[tuple[int, int, list[int], list[int], list[int], list[int]]]
+
+
+def _parser_config() -> Any:
+    """LIEF parses headers, sections, segments, dynamic symbols and
+    relocations; not .symtab (read in bulk by _symbols: 10^5 LIEF symbol
+    objects cost ~0.1 s), notes, symbol versions or the overlay."""
+    c = lief.ELF.ParserConfig()
+    c.parse_symtab_symbols = False
+    c.parse_notes = False
+    c.parse_symbol_versions = False
+    c.parse_overlay = False
+    return c
+
+
+def _symbols(b: lief.ELF.Binary, data: bytes) -> tuple[RawSyms, bool]:
+    """The defined function/object symbols of .symtab and .dynsym, as
+    columns of their Elf64_Sym records (see RawSyms).
 
     LIEF locates the symbol tables (section, entry size, linked string
-    table); their fixed-size Elf64_Sym records are then unpacked in bulk:
-    building 10^5 LIEF symbol objects costs ~0.5 s, which the throughput
-    goal cannot afford.  Without section headers: LIEF's dynamic symbols
-    (names are then copied to the end of a private buffer -- see below)."""
-    out: list[tuple[int, int, int, bool]] = []
+    table); their fixed-size records are then read in bulk as columns of
+    quadwords and filtered without building a tuple per symbol."""
+    out: RawSyms = []
     secs = list(b.sections)
     has_symtab = False
     found = False
@@ -415,15 +472,49 @@ def _symbols(b: lief.ELF.Binary, data: bytes) -> tuple[list[tuple[int, int, int,
         found = True
         has_symtab |= t == SHT_SYMTAB
         n = sec.size // _SYM.size
-        raw = data[sec.offset : sec.offset + n * _SYM.size]
-        for name, info, _other, shndx, value, size in _SYM.iter_unpack(raw):
-            if shndx == 0 or value == 0 or name == 0 or name >= ss or info & 0xF > STT_FUNC:
-                continue
-            c = data[so + name]
-            if c == 0x2E and data[so + name + 1] == 0x4C:  # ".L" local labels
-                continue
-            if c == 0x24:  # "$x", "$d": aarch64 mapping symbols (code/data), not names
-                continue
-            out.append((value, size, so + name, info & 0xF == STT_FUNC))
-    out.sort(key=lambda t: (t[0], -t[1]))
+        q = memoryview(data)[sec.offset : sec.offset + n * _SYM.size].cast("Q")
+        w0, vals, sizes = q[0::3].tolist(), q[1::3].tolist(), q[2::3].tolist()
+        q.release()
+        keep = [
+            k
+            for k, w in enumerate(w0)
+            # defined (shndx != 0), named, NOTYPE/OBJECT/FUNC, value != 0
+            if w >> 48 and 0 < w & 0xFFFFFFFF < ss and (w >> 32) & 0xF <= STT_FUNC and vals[k]
+        ]
+        # ".L" local labels; "$x", "$d": aarch64 mapping symbols, not names
+        keep = [
+            k
+            for k in keep
+            if data[so + (w0[k] & 0xFFFFFFFF)] != 0x24
+            and data[so + (w0[k] & 0xFFFFFFFF) : so + (w0[k] & 0xFFFFFFFF) + 2] != b".L"
+        ]
+        out.append((so, ss, w0, vals, sizes, keep))
     return out, has_symtab or found
+
+
+def _func_starts(raw: RawSyms) -> list[int]:
+    """Sorted start addresses of the sized function symbols."""
+    out: list[int] = []
+    for _so, _ss, w0, vals, sizes, keep in raw:
+        out.extend([vals[k] for k in keep if sizes[k] and (w0[k] >> 32) & 0xF == STT_FUNC])
+    out.sort()
+    return out
+
+
+def _sorted_symbols(raw: RawSyms) -> dict[str, list[Any]]:
+    """Parallel lists sorted by (value, -size): value, size, file offset of
+    the name, is-function; plus the indexes of the sized functions."""
+    syms: list[tuple[int, int, int, bool]] = []
+    for so, _ss, w0, vals, sizes, keep in raw:
+        syms.extend(
+            [(vals[k], sizes[k], so + (w0[k] & 0xFFFFFFFF), (w0[k] >> 32) & 0xF == STT_FUNC) for k in keep]
+        )
+    syms.sort(key=lambda t: (t[0], -t[1]))
+    func_idx = [k for k, t in enumerate(syms) if t[3] and t[1]]
+    return {
+        "_sym_val": [t[0] for t in syms],
+        "_sym_size": [t[1] for t in syms],
+        "_sym_name": [t[2] for t in syms],
+        "_sym_func": [t[3] for t in syms],
+        "_func_idx": func_idx,
+    }

@@ -75,6 +75,12 @@ _INSN_REC = struct.Struct(
     f"<I{capstone._cs_insn.address.offset - 4}xQH{_INSN_SIZE - capstone._cs_insn.size.offset - 2}x"
 )
 _OPSTR_OFF = capstone._cs_insn.op_str.offset
+# Column access to the same records (no tuple per instruction): the address
+# is the n-th quadword of each record, the size a uint16 at a fixed offset.
+_ADDR_OFF = capstone._cs_insn.address.offset
+_SIZE_OFF = capstone._cs_insn.size.offset
+_COLUMNS = _INSN_SIZE % 8 == 0 and _ADDR_OFF % 8 == 0
+_U16 = struct.Struct("<H")
 _CHUNK = 1 << 16
 _WINDOW = 1 << 18
 _NOP = x86_const.X86_INS_NOP
@@ -306,17 +312,16 @@ class X86_64(Backend):
                 pos = fstarts[k] - base  # skip to the candidate's function
             if pos >= n:
                 break
-            recs, _ = self._disasm(code[pos : pos + _CHUNK], base + pos, targets_too=False)
-            if not recs:
+            addrs, stop = self._starts(code[pos : pos + _CHUNK], base + pos)
+            if not addrs:
                 # undecodable byte: a candidate here is no instruction
                 while ci < len(cands) and cands[ci] <= base + pos:
                     ci += 1
                 pos += 1
                 continue
-            starts = {r[1] for r in recs}
-            stop = recs[-1][1] + recs[-1][2]
-            if len(recs) > 1 and stop > base + pos + _CHUNK - 16:
-                stop = recs[-1][1]  # the last one may be cut by the chunk end
+            starts = set(addrs)
+            if len(addrs) > 1 and stop > base + pos + _CHUNK - 16:
+                stop = addrs[-1]  # the last one may be cut by the chunk end
             # Restart at the first function start the sweep did not land on.
             f = bisect.bisect_right(fstarts, base + pos)
             while f < len(fstarts) and fstarts[f] < stop:
@@ -330,6 +335,26 @@ class X86_64(Backend):
                 ci += 1
             pos = stop - base
         return ok
+
+    def _starts(self, code: bytes, base: int) -> tuple[list[int], int]:
+        """Addresses of the instructions capstone decodes linearly from the
+        start of ``code`` (one ``cs_disasm`` call: ``len(code) <= _CHUNK``;
+        stops at invalid bytes) and the end of the last one.  Reads the
+        address column of the ``cs_insn`` array directly."""
+        if not _COLUMNS:
+            recs, _ = self._disasm(code, base, targets_too=False)
+            return [r[1] for r in recs], (recs[-1][1] + recs[-1][2] if recs else base)
+        ptr = ctypes.POINTER(capstone._cs_insn)()
+        cnt = capstone._cs.cs_disasm(self._md.csh, code, len(code), base, 0, ctypes.byref(ptr))
+        if cnt <= 0:
+            return [], base
+        try:
+            raw = ctypes.string_at(ptr, cnt * _INSN_SIZE)
+        finally:
+            capstone._cs.cs_free(ptr, cnt)
+        with memoryview(raw) as mv, mv.cast("Q") as q:
+            addrs = q[_ADDR_OFF // 8 :: _INSN_SIZE // 8].tolist()
+        return addrs, addrs[-1] + _U16.unpack_from(raw, (cnt - 1) * _INSN_SIZE + _SIZE_OFF)[0]
 
     def _disasm(self, code: bytes, base: int, targets_too: bool = True) -> tuple[list[Insn], dict[int, int]]:
         """(capstone insn id, address, size) of every instruction capstone
