@@ -73,13 +73,17 @@ FAR_ADDR = 0x9000000
 
 
 def _build_dir() -> str | None:
-    cands = [os.environ.get("DYNCALL_BUILD", "")] + [
-        os.path.join(ROOT, d) for d in ("build", "build-rwx", "build-arch")
-    ]
-    for d in cands:
-        if d and os.path.isfile(os.path.join(d, "lib", "dyncall", "dyncall-llvm.so")):
+    """$DYNCALL_BUILD, else the first build tree of the checkout with both
+    cross runtimes, else the first with the plugins."""
+    env = os.environ.get("DYNCALL_BUILD")
+    if env:
+        return env
+    cands = [os.path.join(ROOT, d) for d in ("build", "build-rwx", "build-arch")]
+    have = [d for d in cands if os.path.isfile(os.path.join(d, "lib", "dyncall", "dyncall-llvm.so"))]
+    for d in have:
+        if all(os.path.isfile(os.path.join(d, "lib", t, "libdyncall.so")) for t in TRIPLES.values()):
             return d
-    return None
+    return have[0] if have else None
 
 
 BUILD = _build_dir()
