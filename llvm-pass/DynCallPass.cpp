@@ -106,13 +106,16 @@ private:
   void rewriteFieldStores(Function &F);
   bool runStores();
   bool runSites();
-  bool rewriteCall(CallBase &CB, LoadInst &Load, Key &K,
+  bool rewriteCall(CallBase &CB, Key &K, bool Fresh,
                    OptimizationRemarkEmitter &ORE);
   void rewriteKeyUses(Key &K);
   void notifyFieldStore(StoreInst &SI, Key &K);
 
   Constant *relative(Constant *Target, Constant *Entry, unsigned Field,
                      StructType *Ty);
+  Constant *relativeAt(Constant *Target, Constant *Base, Type *BaseTy,
+                       ArrayRef<unsigned> Indices);
+  void emitSiteTable();
   GlobalVariable *cellFor(Key &K);
   void emitKeyEntry(Key &K);
   void emitKeyEntries();
@@ -134,6 +137,13 @@ private:
   std::string Asm;
   SmallVector<GlobalValue *, 64> Used;
   StructType *SiteTy = nullptr, *KeyTy = nullptr;
+  struct SiteRecord {
+    Function *Tramp;
+    GlobalVariable *Cell;
+    uint8_t Kind;
+    uint16_t Flags;
+  };
+  SmallVector<SiteRecord, 64> SiteRecords;
 };
 
 /// The string constant behind an annotation operand, if any.
@@ -292,13 +302,21 @@ std::string DynCallTransform::unitId() {
 /// The value of a self-relative field: Target - &Entry.Field, as i32.
 Constant *DynCallTransform::relative(Constant *Target, Constant *Entry,
                                      unsigned Field, StructType *Ty) {
+  return relativeAt(Target, Entry, Ty, {0, Field});
+}
+
+/// Target - &Base[Indices...], as i32.
+Constant *DynCallTransform::relativeAt(Constant *Target, Constant *Base,
+                                       Type *BaseTy,
+                                       ArrayRef<unsigned> Indices) {
   if (!Target)
     return ConstantInt::get(Int32, 0);
   Type *IntPtr = Type::getInt64Ty(Ctx);
-  Constant *FieldAddr = ConstantExpr::getInBoundsGetElementPtr(
-      Ty, Entry,
-      ArrayRef<Constant *>{ConstantInt::get(Int32, 0),
-                           ConstantInt::get(Int32, Field)});
+  SmallVector<Constant *, 4> Idx;
+  for (unsigned I : Indices)
+    Idx.push_back(ConstantInt::get(Int32, I));
+  Constant *FieldAddr =
+      ConstantExpr::getInBoundsGetElementPtr(BaseTy, Base, Idx);
   Constant *Diff =
       ConstantExpr::getSub(ConstantExpr::getPtrToInt(Target, IntPtr),
                            ConstantExpr::getPtrToInt(FieldAddr, IntPtr));
@@ -315,7 +333,7 @@ GlobalVariable *DynCallTransform::cellFor(Key &K) {
   return K.Cell;
 }
 
-bool DynCallTransform::rewriteCall(CallBase &CB, LoadInst &Load, Key &K,
+bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
                                    OptimizationRemarkEmitter &ORE) {
   auto Missed = [&](StringRef Why) {
     ++NumMissed;
@@ -341,9 +359,6 @@ bool DynCallTransform::rewriteCall(CallBase &CB, LoadInst &Load, Key &K,
   for (unsigned I = 0; I < CB.arg_size(); ++I)
     if (CB.paramHasAttr(I, Attribute::Nest))
       return Missed("the call already uses the static chain");
-
-  // Decided before the new call exists: it would sit between load and call.
-  bool Fresh = !K.IsType && isFreshLoad(Load, CB);
 
   // The trampoline: same signature with the chain in front.
   SmallVector<Type *, 8> Params{Ptr};
@@ -423,19 +438,11 @@ bool DynCallTransform::rewriteCall(CallBase &CB, LoadInst &Load, Key &K,
       BTI && BTI->getZExtValue())
     Flags |= DYNCALL_SITE_BTI;
 
-  auto *Entry = new GlobalVariable(M, SiteTy, true, GlobalValue::PrivateLinkage,
-                                   nullptr, "__dyncall_site." + Name);
-  Entry->setSection(DYNCALL_SITES_SECTION);
-  Entry->setAlignment(Align(4));
-  Entry->setInitializer(ConstantStruct::get(
-      SiteTy, {ConstantInt::get(Int32, 0), relative(Tramp, Entry, 1, SiteTy),
-               relative(cellFor(K), Entry, 2, SiteTy),
-               ConstantInt::get(Int32, 0),
-               ConstantInt::get(Int8, DYNCALL_ABI_VERSION),
-               ConstantInt::get(Int8, Tail ? DYNCALL_KIND_TAIL
-                                           : DYNCALL_KIND_CALL),
-               ConstantInt::get(Int16, Flags)}));
-  Used.push_back(Entry);
+  // Entries are collected and emitted as one array per module (one section,
+  // not one per site: thousands of sections slow every later tool down).
+  SiteRecords.push_back(
+      {Tramp, cellFor(K), uint8_t(Tail ? DYNCALL_KIND_TAIL : DYNCALL_KIND_CALL),
+       Flags});
 
   ++NumSites;
   NumFreshSites += Fresh;
@@ -466,8 +473,16 @@ void DynCallTransform::rewriteSites(Function &F) {
     if (Key *K = keyForPointer(Load->getPointerOperand()))
       Sites.emplace_back(CB, Load, K);
   }
+  // Judge every site before changing any: each rewrite inserts a call and
+  // invalidates the block's instruction order, which comesBefore() would
+  // then recompute once per site (quadratic in large blocks).
+  SmallVector<bool, 16> Fresh;
   for (auto [CB, Load, K] : Sites)
-    rewriteCall(*CB, *Load, *K, ORE);
+    Fresh.push_back(!K->IsType && isFreshLoad(*Load, *CB));
+  for (auto [I, Site] : enumerate(Sites)) {
+    auto [CB, Load, K] = Site;
+    rewriteCall(*CB, *K, Fresh[I], ORE);
+  }
 }
 
 void DynCallTransform::rewriteFieldStores(Function &F) {
@@ -478,6 +493,33 @@ void DynCallTransform::rewriteFieldStores(Function &F) {
         FieldStores.emplace_back(SI, K);
   for (auto [SI, K] : FieldStores)
     notifyFieldStore(*SI, *K);
+}
+
+/// struct dyncall_site_entry[] in __dyncall_sites (docs/abi.md). `site` and
+/// `func` are 0: the call instruction does not exist yet (the runtime
+/// discovers it from the return address; dyncall-rewrite may fill it in).
+void DynCallTransform::emitSiteTable() {
+  if (SiteRecords.empty())
+    return;
+  auto *AT = ArrayType::get(SiteTy, SiteRecords.size());
+  auto *Table = new GlobalVariable(M, AT, true, GlobalValue::PrivateLinkage,
+                                   nullptr, "__dyncall_sites." + unitId());
+  Table->setSection(DYNCALL_SITES_SECTION);
+  Table->setAlignment(Align(4));
+  SmallVector<Constant *, 64> Elems;
+  for (auto [I, R] : enumerate(SiteRecords)) {
+    unsigned N = I;
+    Elems.push_back(ConstantStruct::get(
+        SiteTy, {ConstantInt::get(Int32, 0),
+                 relativeAt(R.Tramp, Table, AT, {0, N, 1}),
+                 relativeAt(R.Cell, Table, AT, {0, N, 2}),
+                 ConstantInt::get(Int32, 0),
+                 ConstantInt::get(Int8, DYNCALL_ABI_VERSION),
+                 ConstantInt::get(Int8, R.Kind),
+                 ConstantInt::get(Int16, R.Flags)}));
+  }
+  Table->setInitializer(ConstantArray::get(AT, Elems));
+  Used.push_back(Table);
 }
 
 /// After a store to an annotated field: tell the runtime when the value
@@ -733,6 +775,7 @@ bool DynCallTransform::runSites() {
   for (Function &F : M)
     if (!F.isDeclaration())
       rewriteSites(F);
+  emitSiteTable();
   // Type keys first met here (only loaded for calls) get their entry too; a
   // duplicate of one the store phase emitted is harmless (flags are OR-ed).
   for (auto &E : TypeKeys)

@@ -46,10 +46,10 @@ int tail_op(int x) { return op(x); }
 // AARCH64-BTI-NEXT: // %bb.0:
 // AARCH64-BTI-NEXT: hint #34
 
-// Two site entries: site 0 (discovered), tramp, keycell, func 0, version 1,
-// kind 1 (call) / 2 (tail), flags FRESH (| BTI).
+// Two site entries (one array per module): site 0 (discovered), tramp,
+// keycell, func 0, version 1, kind 1 (call) / 2 (tail), flags FRESH (| BTI).
 // CHECK: .section __dyncall_sites,"a{{[^"]*}}",@progbits
-// CHECK: .L__dyncall_site.__dyncall_tramp.[[UNIT]].0:
+// CHECK: .L__dyncall_sites.[[UNIT]]:
 // CHECK-NEXT: {{.word|.long}} 0
 // CHECK-NEXT: {{.word|.long}} (__dyncall_tramp.[[UNIT]].0-
 // CHECK-NEXT: {{.word|.long}} (.L__dyncall_keycell.{{.*}}-
@@ -59,6 +59,5 @@ int tail_op(int x) { return op(x); }
 // AARCH64-BTI-NEXT: .hword 9{{ }}
 // The tail site: a jump on aarch64; on ppc64le the backend emitted `bl; nop`
 // (the kind is a prediction; ppc64le never patches the site itself).
-// CHECK: .L__dyncall_site.__dyncall_tramp.[[UNIT]].1:
-// CHECK-NEXT: {{.word|.long}} 0
+// CHECK: {{.word|.long}} 0
 // CHECK-NEXT: {{.word|.long}} (__dyncall_tramp.[[UNIT]].1-

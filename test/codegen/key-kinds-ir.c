@@ -109,13 +109,13 @@ int field_call(struct ops *o, int v) { return o->on_read(v) * 2; }
 // CHECK: call void @__dyncall_note(ptr {{.*}}@[[TK]], ptr {{.*}}@fast)
 void field_store(struct ops *o) { o->on_write = fast; }
 
-// Site entries, numbered in source order: flags 1 = fresh, 2 = type key;
+// Site entries (one array, in source order): flags 1 = fresh, 2 = type key;
 // the const key's call folded to a direct call and has no site.
-// SITES-DAG: @__dyncall_site.__dyncall_tramp.{{[0-9a-f]+}}.0 = {{.*}}, i8 1, i8 1, i16 1 }, section "__dyncall_sites"
-// SITES-DAG: @__dyncall_site.__dyncall_tramp.{{[0-9a-f]+}}.1 = {{.*}}, i8 1, i8 1, i16 1 }, section "__dyncall_sites"
-// SITES-DAG: @__dyncall_site.__dyncall_tramp.{{[0-9a-f]+}}.2 = {{.*}}, i8 1, i8 1, i16 0 }, section "__dyncall_sites"
-// SITES-DAG: @__dyncall_site.__dyncall_tramp.{{[0-9a-f]+}}.3 = {{.*}}, i8 1, i8 1, i16 0 }, section "__dyncall_sites"
-// SITES-DAG: @__dyncall_site.__dyncall_tramp.{{[0-9a-f]+}}.4 = {{.*}}, i8 1, i8 1, i16 1 }, section "__dyncall_sites"
-// SITES-DAG: @__dyncall_site.__dyncall_tramp.{{[0-9a-f]+}}.5 = {{.*}}, i8 1, i8 1, i16 1 }, section "__dyncall_sites"
-// SITES-DAG: @__dyncall_site.__dyncall_tramp.{{[0-9a-f]+}}.6 = {{.*}}, i8 1, i8 1, i16 2 }, section "__dyncall_sites"
-// SITES-NOT: @__dyncall_site.__dyncall_tramp.{{[0-9a-f]+}}.7 =
+// SITES: @__dyncall_sites.{{[0-9a-f]+}} = private constant [7 x { i32, i32, i32, i32, i8, i8, i16 }] [
+// SITES-SAME: i8 1, i8 1, i16 1 },
+// SITES-SAME: i8 1, i8 1, i16 1 },
+// SITES-SAME: i8 1, i8 1, i16 0 },
+// SITES-SAME: i8 1, i8 1, i16 0 },
+// SITES-SAME: i8 1, i8 1, i16 1 },
+// SITES-SAME: i8 1, i8 1, i16 1 },
+// SITES-SAME: i8 1, i8 1, i16 2 }], section "__dyncall_sites"

@@ -31,11 +31,11 @@ handler_t on_event __attribute__((dynamic_call)) = dflt;
 // CHECK: @[[CELL]] = private constant ptr @on_event, align 8
 // CHECK: @__start___dyncall_sites = extern_weak hidden global i8
 // CHECK: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 100, ptr @__dyncall_module_ctor, ptr @__dyncall_module_ctor }]
-// Site entries: site 0 (discovered at run time), trampoline, key cell, func 0,
-// version 1, kind 1 (call) / 2 (tail jump), flags 1 (fresh).
-// CHECK: @__dyncall_site.[[T0]] = private constant { i32, i32, i32, i32, i8, i8, i16 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @[[T0]] to i64), {{.*}}, i32 0, i8 1, i8 1, i16 1 }, section "__dyncall_sites", align 4
-// CHECK: @__dyncall_site.[[T1:__dyncall_tramp\.[0-9a-f]{16}\.1]] = private constant {{.*}}, i32 0, i8 1, i8 2, i16 1 }, section "__dyncall_sites", align 4
-// CHECK: @llvm.used = appending global [3 x ptr] [ptr @__dyncall_key, ptr @__dyncall_site.[[T0]], ptr @__dyncall_site.[[T1]]]
+// Site entries, one array per module: site 0 (discovered at run time),
+// trampoline, key cell, func 0, version 1, kind 1 (call) / 2 (tail jump),
+// flags 1 (fresh).
+// CHECK: @__dyncall_sites.[[UNIT:[0-9a-f]+]] = private constant [2 x { i32, i32, i32, i32, i8, i8, i16 }] [{ i32, i32, i32, i32, i8, i8, i16 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @[[T0]] to i64), {{.*}}, i32 0, i32 0, i32 1) to i64)) to i32), {{.*}}, i32 0, i8 1, i8 1, i16 1 }, { i32, i32, i32, i32, i8, i8, i16 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @[[T1:__dyncall_tramp\.[0-9a-f]{16}\.1]] to i64), {{.*}}, i32 0, i8 1, i8 2, i16 1 }], section "__dyncall_sites", align 4
+// CHECK: @llvm.used = appending global [2 x ptr] [ptr @__dyncall_key, ptr @__dyncall_sites.[[UNIT]]]
 
 // CHECK-LABEL: define {{.*}}i32 @call_site(
 // CHECK-NEXT: [[FP:%[0-9]+]] = load ptr, ptr @on_event
