@@ -4,7 +4,7 @@
 # line `N passed, N failed[, N skipped]`. Exit status 1 when anything failed.
 #
 # Environment: BUILD_DIR (default build), LIT_ARGS (extra lit arguments,
-# e.g. "--filter tools"), DYNCALL_LIT_TIMEOUT (seconds per test, default 300),
+# e.g. "--filter tools"), DYNCALL_LIT_TIMEOUT (seconds per test, default 900),
 # DYNCALL_SKIP_DEPS=1 (do not run scripts/install-deps.sh).
 set -uo pipefail
 

@@ -67,7 +67,7 @@ config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
 try:
     import psutil  # noqa: F401
 
-    config.maxIndividualTestTime = int(os.environ.get("DYNCALL_LIT_TIMEOUT", "300"))
+    config.maxIndividualTestTime = int(os.environ.get("DYNCALL_LIT_TIMEOUT", "900"))
 except ImportError:
     lit_config.warning("psutil is missing: no per-test timeout (run scripts/install-deps.sh)")
 
