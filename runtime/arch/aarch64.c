@@ -210,35 +210,8 @@ bool arch_call_before(uintptr_t ret, uintptr_t tramp)
 	       dest == tramp;
 }
 
-/* A tiny assembler over a buffer that knows where it will live. */
-struct emit {
-	uint8_t *buf;
-	uintptr_t at;
-	size_t n;
-};
-
-static uintptr_t pc(const struct emit *e)
-{
-	return e->at + e->n;
-}
-
-static void put32(struct emit *e, uint32_t insn)
-{
-	memcpy(e->buf + e->n, &insn, 4);
-	e->n += 4;
-}
-
-static void put64(struct emit *e, uint64_t v)
-{
-	memcpy(e->buf + e->n, &v, 8);
-	e->n += 8;
-}
-
-static void pad_to(struct emit *e, size_t off)
-{
-	while (e->n < off)
-		put32(e, INSN_UDF);
-}
+#define EMIT32_FILL INSN_UDF
+#include "emit32.h"
 
 /*
  * Shared entries of a region, reached by `b` from its stubs and thunks:
