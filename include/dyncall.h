@@ -144,6 +144,12 @@ struct dyncall_stats {
 	uint64_t guard_misses;   /* checking mode: stale calls seen        */
 	uint64_t stores;         /* stores that repatched                  */
 	uint64_t jump_to_self;   /* branch writes that needed jmp-to-self  */
+	/* Sites registered in the direct state dyncall-rewrite relax left
+	 * them in (DYNCALL_SITE_RESOLVED, bytes verified, the key still holds
+	 * the resolved target): no write, no core sync.  Cumulative, like
+	 * `patches`.  A RESOLVED site that needed a write (a store before
+	 * registration, an ESCAPES key, checking mode) is not counted. */
+	uint64_t resolved_at_link;
 };
 
 void dyncall_get_stats(struct dyncall_stats *out);

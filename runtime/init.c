@@ -159,4 +159,5 @@ DC_EXPORT void dyncall_get_stats(struct dyncall_stats *out)
 	out->guard_misses = atomic_load(&dc_stats.guard_misses);
 	out->stores = atomic_load(&dc_stats.stores);
 	out->jump_to_self = atomic_load(&dc_stats.jump_to_self);
+	out->resolved_at_link = atomic_load(&dc_stats.resolved_at_link);
 }

@@ -65,6 +65,8 @@ struct dc_site {
 	struct dc_point calls[DYNCALL_MAX_CALLS];
 	const struct dyncall_site_entry *e;
 	uintptr_t func;
+	uintptr_t resolved;        /* RESOLVED entry: the target the file's
+				    * (verified) bytes branch to, else 0   */
 	_Atomic int disc_done;     /* discovery finished                   */
 	_Atomic unsigned disc_fail;/* verification failures                */
 	_Atomic bool reported;     /* checking mode: stale call reported   */
@@ -89,6 +91,7 @@ struct dc_key {
 	const char *name;
 	bool type;
 	bool escapes;            /* sticky: once escaped, always guarded   */
+	bool konst;              /* a key entry says const: never stored    */
 	unsigned refs;           /* key entries + sites referring to it    */
 	uintptr_t value;         /* value the sites are patched for        */
 	unsigned nsites;
@@ -123,7 +126,7 @@ void dc_fatal(const char *fmt, ...) DC_HIDDEN __attribute__((noreturn,
 struct dc_stats {
 	_Atomic uint64_t modules, sites, keys, patches, skipped, refused,
 		membarriers, stubs, discoveries, verify_failures, guard_misses,
-		stores, jump_to_self;
+		stores, jump_to_self, resolved_at_link;
 };
 extern struct dc_stats dc_stats DC_HIDDEN;
 #define DC_STAT_ADD(f, n) \
@@ -156,6 +159,9 @@ struct dc_batch {
 	unsigned n, cap;
 	int status;             /* first failure                          */
 	unsigned direct_left;   /* DIRECT points that could not be moved  */
+	bool unshared;          /* only points no other thread can be
+				 * running yet: no sync after the batch
+				 * (registration, fast paths off)        */
 	uint64_t skipped;       /* statistics, added once per run         */
 	struct dc_bent ent[DC_BATCH_INLINE];
 };
@@ -186,6 +192,9 @@ extern bool dc_stubs_dirty DC_HIDDEN; /* written since the last sync */
 /* --- state.c: what a site should look like, the store protocol --- */
 void dc_site_plan(struct dc_batch *b, struct dc_site *s) DC_HIDDEN;
 void dc_site_plan_slow(struct dc_batch *b, struct dc_site *s, bool all)
+	DC_HIDDEN;
+bool dc_site_resolved_keep(const struct dc_site *s) DC_HIDDEN;
+bool dc_point_keeps_link(const struct dc_site *s, const struct dc_point *p)
 	DC_HIDDEN;
 int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 	DC_HIDDEN;

@@ -529,7 +529,8 @@ int dc_batch_run(struct dc_batch *b)
 	/* 3. multi-step writes (jump-to-self): a sync before every next
 	 * step of every such point */
 	for (int s = 1; s < maxsteps; s++) {
-		dc_sync_cores();
+		if (!b->unshared)
+			dc_sync_cores();
 		for (i = 0; i < b->n; i++) {
 			struct dc_bent *e = &b->e[i];
 
@@ -542,8 +543,10 @@ int dc_batch_run(struct dc_batch *b)
 				commit(e);
 		}
 	}
-	/* 4. see "When cores are synchronized" above */
-	if (took_direct)
+	/* 4. see "When cores are synchronized" above; an unshared batch
+	 * (registration: points of a module whose code no other thread can
+	 * have reached yet) has nobody to synchronize with */
+	if (took_direct && !b->unshared)
 		dc_sync_cores();
 	/* 5. R-X again (or at the end of the text session) */
 	close_spans(lo, hi, (size_t)nspans);

@@ -10,9 +10,21 @@
  * that marks a key ESCAPES turns that key's direct sites, in every module,
  * into guarded ones right away.
  *
+ * Link-time resolution: an entry dyncall-rewrite relax marked RESOLVED
+ * has its trampoline's branch (and its site, when named) already direct to
+ * the key's initial value T.  Registration verifies those bytes (a direct
+ * branch, and behind it a trampoline slow path like abi.h's) and, when the
+ * key still holds T and the site may be direct, records the site as direct
+ * to T without a write (stats.resolved_at_link).  Otherwise (a store
+ * before registration, ESCAPES, checking mode) the site is planned like
+ * any other: its points are known to branch to T, so the normal writes
+ * move them, with the core sync a DIRECT point needs.  See
+ * docs/runtime.md, "Link-time resolved sites".
+ *
  * Unregistration (the module's destructor: dlclose or exit) puts every site
- * of the module back to its original bytes, since nothing repatches it any
- * more, and forgets it.
+ * of the module back to its slow path, since nothing repatches it any
+ * more (a const key's resolved branches, correct forever, stay), and
+ * forgets it.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -134,6 +146,47 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/*
+ * The trampoline of a RESOLVED entry: its branch is `jmp T` (T != the slow
+ * path), and what follows must be an unpatched trampoline's slow path.
+ * arch_tramp_slow() knows that shape for an unpatched branch only, so it
+ * checks a copy whose branch was turned back into `jmp slow` with the
+ * arch's own branch plan (same alignment as the original, so the plan has
+ * the same steps).  Returns the slow path and sets *dest to T, or 0.
+ */
+static uintptr_t resolved_tramp_slow(const struct dc_module *m,
+				     uintptr_t tramp, bool *retp,
+				     uintptr_t *dest)
+{
+	enum { COPY = 4 * ARCH_BRANCH_LEN, ALIGN = 16 };
+	_Alignas(ALIGN) uint8_t buf[ALIGN + COPY];
+	uintptr_t at = (uintptr_t)buf + (tramp & (ALIGN - 1)), cur;
+	struct arch_step st[ARCH_MAX_STEPS];
+	size_t len = 0;
+	int n;
+
+	if (!arch_branch_read(tramp, ARCH_OP_JMP, dest) ||
+	    *dest == tramp + ARCH_BRANCH_LEN)
+		return 0;
+	for (unsigned i = 0; i < m->nexec; i++)
+		if (tramp >= m->exec_lo[i] && tramp < m->exec_hi[i])
+			len = m->exec_hi[i] - tramp;
+	if (len > COPY)
+		len = COPY;
+	memset(buf, ARCH_FILL_BYTE, sizeof(buf));
+	memcpy((void *)at, (const void *)tramp, len);
+	if (!arch_branch_read(at, ARCH_OP_JMP, &cur))
+		return 0;
+	n = arch_branch_plan(at, ARCH_OP_JMP, cur, at + ARCH_BRANCH_LEN, st);
+	if (n < 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		memcpy((void *)st[i].addr, st[i].bytes, st[i].len);
+	if (arch_tramp_slow(at, retp) != at + ARCH_BRANCH_LEN)
+		return 0;
+	return tramp + ARCH_BRANCH_LEN;
+}
+
 /* Fill in one site from its entry; leaves it unpatchable (status set) when
  * the entry or the bytes are not what abi.h promises. */
 static void site_init(struct dc_module *m, struct dc_site *s,
@@ -158,16 +211,24 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 		s->status = DYNCALL_ERR_ABI;
 		return;
 	}
-	if (!tramp || !dc_in_exec(m, tramp, tramp + 2 * ARCH_BRANCH_LEN) ||
-	    !(s->slow = arch_tramp_slow(tramp, &retp))) {
+	if (!tramp || !dc_in_exec(m, tramp, tramp + 2 * ARCH_BRANCH_LEN)) {
+		s->status = DYNCALL_ERR_BYTES;
+		return;
+	}
+	/* An unpatched trampoline is fine with or without RESOLVED (relax
+	 * may have left it: then the entry is treated as not resolved). */
+	s->slow = arch_tramp_slow(tramp, &retp);
+	if (!s->slow && (e->flags & DYNCALL_SITE_RESOLVED))
+		s->slow = resolved_tramp_slow(m, tramp, &retp, &s->resolved);
+	if (!s->slow) {
 		s->status = DYNCALL_ERR_BYTES;
 		return;
 	}
 	if (retp)
 		s->flags |= DYNCALL_SITE_RETPOLINE;
 	s->tramp_pt.op = ARCH_OP_JMP;
-	s->tramp_pt.cur = s->slow;
-	s->tramp_pt.cur_kind = DC_DEST_SLOW;
+	s->tramp_pt.cur = s->resolved ? s->resolved : s->slow;
+	s->tramp_pt.cur_kind = s->resolved ? DC_DEST_DIRECT : DC_DEST_SLOW;
 	atomic_store(&s->tramp_pt.addr, tramp);
 	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
 		s->calls[i].op = e->kind == DYNCALL_KIND_TAIL ? ARCH_OP_JMP :
@@ -187,12 +248,21 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 	if (site) {
 		if (dc_in_exec(m, site, site + ARCH_BRANCH_LEN) &&
 		    arch_branch_read(site, s->calls[0].op, &dest) &&
-		    dest == tramp)
+		    (dest == tramp || (s->resolved && dest == s->resolved))) {
+			if (dest != tramp) { /* relax made it direct too */
+				s->calls[0].cur = dest;
+				s->calls[0].cur_kind = DC_DEST_DIRECT;
+			}
 			atomic_store(&s->calls[0].addr, site);
-		else
+		} else {
 			s->status = DYNCALL_ERR_BYTES; /* trampoline only */
-	} else if (e->kind == DYNCALL_KIND_CALL && ARCH_HAS_DISCOVERY) {
-		s->disc_thunk = 1; /* wanted; dc_disc_thunks() makes it */
+		}
+	} else if (e->kind == DYNCALL_KIND_CALL && ARCH_HAS_DISCOVERY &&
+		   !s->resolved) {
+		/* wanted; dc_disc_thunks() makes it.  Not for a RESOLVED
+		 * trampoline: discovering would write it (to the thunk) and
+		 * its callers already reach T in one more jump. */
+		s->disc_thunk = 1;
 	}
 }
 
@@ -214,12 +284,19 @@ static void key_entries(struct dc_module *m, struct dc_batch *b)
 			key->name = name;
 		if (k->flags & DYNCALL_KEY_TYPE)
 			key->type = true;
+		if (k->flags & DYNCALL_KEY_CONST)
+			key->konst = true;
 		if ((k->flags & DYNCALL_KEY_ESCAPES) && !key->escapes) {
 			key->escapes = true;
 			/* Direct sites of other modules become guarded:
 			 * replanning them now gives them a guard. */
 			for (struct dc_site *s = key->sites; s; s = s->key_next)
-				dc_site_plan(b, s);
+				/* (fast paths off: a const key's resolved
+				 * site stays; it is correct forever and
+				 * there may be no membarrier to move it) */
+				if (!dc_cfg.disabled ||
+				    !dc_site_resolved_keep(s))
+					dc_site_plan(b, s);
 		}
 	}
 }
@@ -229,7 +306,7 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 				  const struct dyncall_key_entry *kb,
 				  const struct dyncall_key_entry *ke)
 {
-	struct dc_batch b = { 0 };
+	struct dc_batch b = { 0 }, bu = { .unshared = true };
 	struct dc_module *m;
 	sigset_t saved;
 
@@ -269,10 +346,24 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 		site_init(m, &m->sites[i], &sb[i]);
 	if (!dc_cfg.disabled)
 		dc_disc_thunks(m);
-	for (unsigned i = 0; i < m->nsites; i++)
-		if (m->sites[i].key)
-			dc_site_plan(&b, &m->sites[i]);
+	for (unsigned i = 0; i < m->nsites; i++) {
+		struct dc_site *s = &m->sites[i];
+
+		if (!s->key)
+			continue;
+		if (dc_site_resolved_keep(s)) {
+			s->target = s->resolved; /* as the file has it */
+			DC_STAT_ADD(resolved_at_link, 1);
+			continue;
+		}
+		/* Fast paths off: a RESOLVED site that may not stay direct
+		 * goes to the slow path now, without a sync (there may be no
+		 * membarrier, and no other thread has reached this module's
+		 * code yet: its constructors are still running). */
+		dc_site_plan(s->resolved && dc_cfg.disabled ? &bu : &b, s);
+	}
 	dc_batch_run(&b);
+	dc_batch_run(&bu);
 	m->next = dc_modules;
 	dc_modules = m;
 	DC_STAT_ADD(modules, 1);
@@ -325,12 +416,15 @@ DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,
 	for (unsigned i = m->nsites; i-- > 0;) {
 		struct dc_site *s = &m->sites[i];
 
-		if (s->tramp_pt.cur_kind != DC_DEST_SLOW)
+		if (s->tramp_pt.cur_kind != DC_DEST_SLOW &&
+		    !dc_point_keeps_link(s, &s->tramp_pt))
 			clean = false;
 		for (int j = 0; j < DYNCALL_MAX_CALLS; j++)
-			if (s->calls[j].cur_kind != DC_DEST_SLOW)
+			if (s->calls[j].cur_kind != DC_DEST_SLOW &&
+			    !dc_point_keeps_link(s, &s->calls[j]))
 				clean = false;
-		if (s->tramp_pt.cur_kind == DC_DEST_DIRECT)
+		if (s->tramp_pt.cur_kind == DC_DEST_DIRECT &&
+		    !dc_point_keeps_link(s, &s->tramp_pt))
 			dc_fatal("cannot unpatch a direct site at %#lx",
 				 (unsigned long)s->tramp);
 		site_unlink(s);

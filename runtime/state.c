@@ -193,16 +193,53 @@ void dc_site_plan(struct dc_batch *b, struct dc_site *s)
 	site_plan(b, s, false, false);
 }
 
+/*
+ * Link-time resolution (abi.md): may a RESOLVED site stay exactly as the
+ * file has it, direct to s->resolved, with no write?  Only when that is
+ * the state site_plan would choose: the key holds the resolved target
+ * (no store before registration) and the site may be direct (FRESH, no
+ * module marked the key ESCAPES, not a type key, not checking mode).
+ * With fast paths off nothing will ever repatch the site, so the direct
+ * bytes may stay only if the key can never change: a const key.
+ */
+bool dc_site_resolved_keep(const struct dc_site *s)
+{
+	const struct dc_key *k = s->key;
+
+	if (!s->resolved || !k || k->value != s->resolved)
+		return false;
+	if (dc_cfg.disabled)
+		return k->konst;
+	return direct_ok(s) && !disc_active(s);
+}
+
+/*
+ * Unregistration: a point of a RESOLVED site of a const key that still
+ * branches straight to the resolved target, which the key holds, holds the
+ * bytes the file was linked with, and they are correct forever (the key
+ * never changes), so it is left alone: no write, no sync at exit.  Every
+ * other point goes back to the slow path, the one state that is correct
+ * for every value the key may take once nobody repatches it.
+ */
+bool dc_point_keeps_link(const struct dc_site *s, const struct dc_point *p)
+{
+	return s->resolved && s->key && s->key->konst &&
+	       s->key->value == s->resolved &&
+	       p->cur_kind == DC_DEST_DIRECT && p->cur == s->resolved;
+}
+
 /* Queue the writes that take site s off its direct branches (all = every
- * point back to its original bytes). */
+ * point back to the slow path, except what dc_point_keeps_link keeps). */
 void dc_site_plan_slow(struct dc_batch *b, struct dc_site *s, bool all)
 {
 	if (!s->slow)
 		return;
-	if (all || s->tramp_pt.cur_kind == DC_DEST_DIRECT)
+	if (all ? !dc_point_keeps_link(s, &s->tramp_pt) :
+		  s->tramp_pt.cur_kind == DC_DEST_DIRECT)
 		dc_batch_add(b, &s->tramp_pt, s->slow, DC_DEST_SLOW);
 	for (int i = 0; i < DYNCALL_MAX_CALLS; i++)
-		if (all || s->calls[i].cur_kind == DC_DEST_DIRECT)
+		if (all ? !dc_point_keeps_link(s, &s->calls[i]) :
+			  s->calls[i].cur_kind == DC_DEST_DIRECT)
 			dc_batch_add(b, &s->calls[i], s->tramp, DC_DEST_SLOW);
 }
 
