@@ -224,7 +224,6 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
     # comparisons; anything unusual goes through the detailed path below,
     # which produces the diagnostics (the throughput goal is 10^5 entries
     # in well under a second).
-    fast_tramp = be.trampoline_fast
     V = abi.DYNCALL_ABI_VERSION
     BAD_FLAGS = ~abi.SITE_FLAGS_ALL
     RES, RETP, TK = abi.DYNCALL_SITE_RESOLVED, abi.DYNCALL_SITE_RETPOLINE, abi.DYNCALL_SITE_TYPE_KEY
@@ -252,16 +251,20 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
         other_cells[cell] = k
         return k
 
-    n_site = be.site_size
     small_image = img.segments[-1].end - img.segments[0].vaddr < 1 << 31 if img.segments else True
-    for e in entries:
+    # Trampoline and site bytes of every entry, compared in bulk against
+    # the ABI encodings (None: not the expected bytes -> detailed path).
+    fast_tramps = be.trampolines_fast([e.tramp for e in entries], thunk)
+    fast_sites = be.sites_fast([e.site for e in entries])
+    site_ops = {1: be.site_op(1), 2: be.site_op(2)}
+    sites_out = an.sites
+    for e, t, br in zip(entries, fast_tramps, fast_sites, strict=True):
         info = SiteInfo(e)
-        an.sites.append(info)
+        sites_out.append(info)
         fl = e.flags
-        if e.version == V and (e.kind == 1 or e.kind == 2) and not fl & BAD_FLAGS:
+        if t is not None and e.version == V and (e.kind == 1 or e.kind == 2) and not fl & BAD_FLAGS:
             key = keys.get(e.keycell) or lookup_key(e.keycell)
-            t = fast_tramp(e.tramp, thunk) if key is not None else None
-            if t is not None and not (fl & RETP and t.slow == "plain") and key is not None:
+            if not (fl & RETP and t.slow == "plain") and key is not None:
                 kc = keyctx.get(e.keycell)
                 if kc is None:
                     kc = keyctx[e.keycell] = _key_context(img, key, flags_by_addr)
@@ -281,10 +284,9 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                             )
                         )
                     if ok and e.site:
-                        br = be.decode_site(e.site) if img.is_exec(e.site, n_site) else None
                         ok = (
                             br is not None
-                            and br.op == be.site_op(e.kind)
+                            and br.op == site_ops[e.kind]
                             and (br.target == e.tramp or (fl & RES and br.target == bt))
                             and be.site_alignment_problem(e.site, bool(e.func)) is None
                             and (

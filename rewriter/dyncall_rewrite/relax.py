@@ -12,8 +12,13 @@
    branch -- and the site itself when known -- straight at the target, and
    set DYNCALL_SITE_RESOLVED in the entry.
 
-Every write is checked against the bytes it replaces; the result is
-re-checked before it is returned.
+Every write is checked against the bytes it replaces, and the result is
+verified before it is returned: incrementally (``_verify_incremental``: the
+entries relax wrote are re-checked on the output bytes, every canonical NOP
+run must decode to exactly the run it replaced, and no write may touch
+bytes another entry's check depends on), or, when that cannot be proven,
+by a full ``check`` of the output.  The test suite runs the full ``check``
+on relax's output of every test binary.
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ import tempfile
 from dataclasses import dataclass, field
 
 from dyncall_rewrite import abi
+from dyncall_rewrite.arch import Backend
 from dyncall_rewrite.check import Analysis, SiteInfo, check
-from dyncall_rewrite.elf import Image
+from dyncall_rewrite.elf import PF_X, Image, section
 from dyncall_rewrite.errors import CheckFailedError, InternalError, OutputError
 
 _I32 = struct.Struct("<i")
@@ -51,6 +57,7 @@ class RelaxResult:
     padding: int = 0
     resolved: int = 0
     analysis: Analysis | None = None
+    verified: str = ""  # "incremental" or "full" (how the output was verified)
 
     @property
     def changed(self) -> bool:
@@ -66,6 +73,9 @@ class RelaxOptions:
 
 
 def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | None = None) -> RelaxResult:
+    """Relax ``img``.  ``analysis`` (check's result for ``img``) is reused
+    and updated in place: on return it describes the output
+    (``RelaxResult.analysis``)."""
     opts = opts or RelaxOptions()
     an = analysis or check(img)
     if an.errors:
@@ -84,12 +94,15 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
         (i.entry.func, i.entry.site) for i in an.sites if i.valid and i.entry.site and i.entry.func
     )
     reach = list(itertools.accumulate((sp[1] for sp in spans), max))
+    touched: dict[int, SiteInfo] = {}  # entries written, by index
+    resolved: set[int] = set()  # indexes of the entries resolved here
+    pads: list[tuple[int, int]] = []  # NOP runs rewritten: (start, length)
     for info in an.sites:
         if not info.valid or info.tramp is None:
             continue
         e = info.entry
-        if opts.fill_sites and not e.site and be.patches_sites:
-            _fill_site(img, res, info)
+        if opts.fill_sites and not e.site and be.patches_sites and _fill_site(img, res, info):
+            touched[e.index] = info
         if opts.canonicalize_padding and e.site and e.func and info.stream is not None:
             pad = be.nop_padding(info.stream, e.site)
             if pad is not None:
@@ -105,11 +118,24 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
                 ):
                     _write(img, res, start, old, new, "padding")
                     res.padding += 1
-        if opts.resolve and not e.flags & abi.DYNCALL_SITE_RESOLVED and _resolvable(info, opts):
-            _resolve(img, an, res, info)
+                    pads.append((start, length))
+        if (
+            opts.resolve
+            and not e.flags & abi.DYNCALL_SITE_RESOLVED
+            and _resolvable(info, opts)
+            and _resolve(img, an, res, info)
+        ):
+            touched[e.index] = info
+            resolved.add(e.index)
     if res.patches:
         out = img.with_data(res.data)
-        an2 = check(out, type(be)(out), reuse=an)
+        be2 = type(be)(out)
+        if _verify_incremental(img, out, be2, an, res, list(touched.values()), resolved, pads):
+            res.verified = "incremental"
+            res.analysis = an
+            return res
+        an2 = check(out, be2, reuse=an)
+        res.verified = "full"
         if an2.errors:
             an2.symbolize(with_lines=False)
             raise InternalError(
@@ -121,6 +147,189 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
     else:
         res.analysis = an
     return res
+
+
+def _verify_incremental(
+    img: Image,
+    out: Image,
+    be2: Backend,
+    an: Analysis,
+    res: RelaxResult,
+    touched: list[SiteInfo],
+    resolved: set[int],
+    pads: list[tuple[int, int]],
+) -> bool:
+    """Prove that ``out`` passes check from ``an`` (the analysis of
+    ``img``, which passed) and the writes relax made, re-checking only what
+    was written; on success update ``an`` to describe ``out``.  False when
+    it cannot be proven this way (then the caller runs the full check).
+
+    1. Isolation: every write is inside what its own entry owns -- its
+       __dyncall_sites entry (fields ``site``/``flags``), its trampoline, its
+       site -- or is a NOP run of a labelled site's function; none touches
+       a table section, a key cell or a key, or another entry's trampoline
+       or site.  Every other entry's check read only bytes that are
+       unchanged, so its result stands.
+    2. The written entries are re-checked on the output bytes with the
+       fast-path rules of check (entry fields, trampoline template and
+       branch target, site instruction and target).
+    3. Every rewritten NOP run decodes to whole instructions covering
+       exactly the run it replaced ([start, site)), so the instruction
+       boundaries check verified from each function start are unchanged.
+    """
+    sec = section(img, abi.DYNCALL_SITES_SECTION)
+    if sec is None:
+        return False
+    t0, t1 = sec.addr, sec.addr + sec.size
+    ksec = section(img, abi.DYNCALL_KEYS_SECTION)
+    k0, k1 = (ksec.addr, ksec.addr + ksec.size) if ksec is not None else (0, 0)
+    for seg in img.segments:
+        if seg.flags & PF_X and seg.vaddr < t1 and t0 < seg.end:
+            return False  # the table shares bytes with code
+    # Byte ranges other entries' checks depend on, with their owner.
+    ivs: list[tuple[int, int, int]] = []
+    for k in an.keys.values():
+        ivs.append((k.cell, k.cell + 8, -1))
+        if k.address.known:
+            ivs.append((k.address.value, k.address.value + 8, -1))
+    pad_before, n_site = be2.tramp_pad, be2.site_size
+    for info in an.sites:
+        if not info.valid:
+            continue
+        ix = info.entry.index
+        if info.tramp is not None:
+            tr = info.tramp
+            ivs.append((tr.addr - pad_before, tr.addr + max(tr.size, n_site), ix))
+        for b in info.callers:
+            ivs.append((b.addr, b.addr + b.length, ix))
+    guard = _Intervals(ivs)
+    if guard.hits(t0, t1, None) or (k1 > k0 and guard.hits(k0, k1, None)):
+        return False  # a key, trampoline or site inside a table
+    entry_at = {i.entry.addr: i for i in touched}
+    owner = {
+        "trampoline": {i.entry.tramp: i.entry.index for i in touched},
+        "site": {i.entry.site: i.entry.index for i in touched if i.entry.site},
+    }
+    pad_set = set(pads)
+    for p in res.patches:
+        a, b = p.addr, p.addr + len(p.new)
+        if p.what in ("site-field", "flags"):
+            off = abi.SITE_OFF_SITE if p.what == "site-field" else abi.SITE_OFF_FLAGS
+            if not (t0 <= a and b <= t1) or (a - off) not in entry_at:
+                return False
+            continue
+        if (a < t1 and t0 < b) or (a < k1 and k0 < b):
+            return False
+        if p.what == "padding":
+            if (a, len(p.new)) not in pad_set or guard.hits(a, b, None):
+                return False
+        elif p.what in ("trampoline", "site"):
+            ix = owner[p.what].get(a)
+            if ix is None or guard.hits(a, b, ix):
+                return False
+        else:
+            return False
+    # 2. Re-check the written entries on the output bytes: every written
+    # table entry; the trampoline and site of every resolved entry (a
+    # filled entry's site is the caller check verified, bytes unchanged).
+    data = res.data
+    RES = abi.DYNCALL_SITE_RESOLVED
+    unpack = abi.SITE_ENTRY.unpack_from
+    new_flags: list[int] = []
+    for info in touched:
+        e = info.entry
+        off = out.offset(e.addr, abi.SITE_ENTRY_SIZE)
+        if off is None:
+            return False
+        f_site, f_tramp, f_key, f_func, version, kind, flags = unpack(data, off)
+        a = e.addr
+        want_flags = e.flags | RES if e.index in resolved else e.flags
+        if (
+            (a + f_site if f_site else 0, a + 4 + f_tramp if f_tramp else 0) != (e.site, e.tramp)
+            or (a + 8 + f_key if f_key else 0, a + 12 + f_func if f_func else 0) != (e.keycell, e.func)
+            or (version, kind, flags) != (e.version, e.kind, want_flags)
+        ):
+            return False
+        if e.site and [c.addr for c in info.callers] != [e.site]:
+            return False
+        new_flags.append(flags)
+    res_infos = [i for i in touched if i.entry.index in resolved]
+    thunk = out.symbol_address(abi.DYNCALL_RETPOLINE_THUNK)
+    tramps2 = be2.trampolines_fast([i.entry.tramp for i in res_infos], thunk)
+    sites2 = be2.sites_fast([i.entry.site for i in res_infos])
+    site_ops = {1: be2.site_op(1), 2: be2.site_op(2)}
+    for info, t2, b2 in zip(res_infos, tramps2, sites2, strict=True):
+        e, t = info.entry, info.tramp
+        assert t is not None
+        if t2 is None or (t2.size, t2.slow, t2.slow_target, t2.unpatched_target) != (
+            t.size,
+            t.slow,
+            t.slow_target,
+            t.unpatched_target,
+        ):
+            return False
+        if info.target is None or t2.branch_target != info.target or not out.is_exec(info.target):
+            return False
+        if e.site and (
+            b2 is None
+            or b2.op != site_ops[e.kind]
+            or b2.target not in (e.tramp, t2.branch_target)
+            or info.callers[0].length != b2.length
+        ):
+            return False
+    # 3. NOP runs: whole instructions covering exactly [start, start+n).
+    # Every run of n bytes was written as canonical_nops(n); decoding does
+    # not depend on the address, so one decode per distinct run proves all.
+    if pads:
+        first: dict[int, int] = {}
+        canon: dict[int, bytes] = {}
+        for s0, n in pads:
+            o = out.offset(s0, n)
+            c = canon.get(n)
+            if c is None:
+                c = canon[n] = be2.canonical_nops(n)
+            if o is None or data[o : o + n] != c:
+                return False
+            first.setdefault(n, s0)
+        for st in be2.decode_ranges([(s0, s0 + n) for n, s0 in first.items()]):
+            if not st.ok or not st.insns:
+                return False
+    # Proven: the analysis now describes the output.
+    for info, flags in zip(touched, new_flags, strict=True):
+        info.entry.flags = flags
+    for info, t2, b2 in zip(res_infos, tramps2, sites2, strict=True):
+        info.tramp = t2
+        if b2 is not None:
+            info.callers = [b2]
+    an.image, an.backend = out, be2
+    for info in an.sites:
+        info.stream = None  # decoded from the input's bytes
+    return True
+
+
+class _Intervals:
+    """Byte ranges [start, end) with an owner; ``hits`` asks whether any
+    range of another owner intersects [a, b) (conservatively True when
+    too many ranges would have to be scanned)."""
+
+    def __init__(self, items: list[tuple[int, int, int]]) -> None:
+        items.sort()
+        self.items = items
+        self.starts = [it[0] for it in items]
+        self.reach = list(itertools.accumulate((it[1] for it in items), max))
+
+    def hits(self, a: int, b: int, own: int | None) -> bool:
+        k = bisect.bisect_left(self.starts, b) - 1
+        budget = 64
+        while k >= 0 and self.reach[k] > a:
+            _s0, e0, o = self.items[k]
+            if e0 > a and o != own:
+                return True
+            budget -= 1
+            if not budget:
+                return True
+            k -= 1
+        return False
 
 
 def _decoded_elsewhere(spans: list[tuple[int, int]], reach: list[int], addr: int, n: int, func: int) -> bool:
@@ -148,23 +357,24 @@ def _write(img: Image, res: RelaxResult, addr: int, old: bytes, new: bytes, what
     res.patches.append(Patch(addr, old, new, what))
 
 
-def _fill_site(img: Image, res: RelaxResult, info: SiteInfo) -> None:
+def _fill_site(img: Image, res: RelaxResult, info: SiteInfo) -> bool:
     e = info.entry
     want = "call" if e.kind == abi.DYNCALL_KIND_CALL else "jmp"
     if len(info.callers) != 1 or e.func:
         # func != 0 would make the filled site look compiler-labelled
         # (aligned by the compiler); leave such an entry to the runtime.
-        return
+        return False
     b = info.callers[0]
     if b.op != want or not b.patchable:
-        return
+        return False
     field_addr = e.addr + abi.SITE_OFF_SITE
     rel = b.addr - field_addr
     if not -(2**31) <= rel < 2**31:
-        return
+        return False
     _write(img, res, field_addr, _I32.pack(0), _I32.pack(rel), "site-field")
     e.site = b.addr
     res.filled += 1
+    return True
 
 
 def _resolvable(info: SiteInfo, opts: RelaxOptions) -> bool:
@@ -182,22 +392,22 @@ def _resolvable(info: SiteInfo, opts: RelaxOptions) -> bool:
     )
 
 
-def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> None:
+def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> bool:
     be = an.backend
     e = info.entry
     target = info.target
     assert target is not None and info.tramp is not None
     if not img.is_exec(target):
-        return
+        return False
     tramp_new = be.encode_branch("jmp", e.tramp, target)
     if tramp_new is None:
-        return
+        return False
     site_new = None
     if e.site and be.patches_sites:
         op = be.site_op(e.kind)
         site_new = be.encode_branch(op, e.site, target)
         if site_new is None:
-            return
+            return False
     n = len(tramp_new)
     old = img.read(e.tramp, n)
     assert old is not None
@@ -219,6 +429,7 @@ def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> None
         if cur != site_new:
             _write(img, res, e.site, cur, site_new, "site")
     res.resolved += 1
+    return True
 
 
 def write_atomically(data: bytes | bytearray, dest: str, mode: int) -> None:

@@ -70,3 +70,40 @@ def run_program(path: str, orig: str | None = None) -> str:
     r = subprocess.run([exe], capture_output=True, text=True, env=env, timeout=30)
     assert r.returncode == 0, r.stderr
     return r.stdout
+
+
+def relax_and_full_check(path: str) -> object:
+    """relax ``path`` in-process and prove its output with the *full* check
+    (no reuse of relax's analysis): no errors, and the analysis relax
+    returned (updated incrementally) says exactly what the full check of the
+    output says, entry by entry.  Returns the RelaxResult."""
+    from dyncall_rewrite.check import check
+    from dyncall_rewrite.elf import Image
+    from dyncall_rewrite.relax import relax
+
+    img = Image.load(path)
+    res = relax(img)
+    full = check(img.with_data(res.data))
+    assert not full.errors, [d.format(path) for d in full.errors]
+    if not res.changed:
+        return res
+    assert res.verified in ("incremental", "full")
+    an = res.analysis
+    assert an is not None and not an.errors
+    assert [d.code for d in an.diagnostics] == [d.code for d in full.diagnostics]
+    for a, b in zip(an.sites, full.sites, strict=True):
+        assert a.entry == b.entry and a.valid == b.valid and a.state == b.state
+        assert a.target == b.target and a.key_flags == b.key_flags
+        assert (a.tramp is None) == (b.tramp is None)
+        if a.tramp is not None and b.tramp is not None:
+            ta, tb = a.tramp, b.tramp
+            assert (ta.addr, ta.size, ta.branch_target, ta.unpatched_target, ta.slow, ta.slow_target) == (
+                tb.addr,
+                tb.size,
+                tb.branch_target,
+                tb.unpatched_target,
+                tb.slow,
+                tb.slow_target,
+            )
+        assert a.callers == b.callers
+    return res

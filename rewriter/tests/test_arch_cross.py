@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Callable
 
 import pytest
+from conftest import relax_and_full_check
 from defects import Mutable
 
 from dyncall_rewrite import abi
@@ -200,6 +201,7 @@ def test_check_relax_list_run(xbin, tmp_path, capsys, arch: str, variant: str) -
         return
     an2 = check(Image.load(out))
     assert not an2.errors, [d.message for d in an2.errors]
+    relax_and_full_check(src)
     be = an2.backend
     img = an2.image
     dbl = img.symbol_address("dbl")

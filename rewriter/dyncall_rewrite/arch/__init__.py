@@ -125,6 +125,18 @@ class Backend(ABC):
         """read_trampoline() for a trampoline exactly as the ABI specifies
         (no problems), else None; must be cheap (called per entry)."""
 
+    def trampolines_fast(self, addrs: list[int], retpoline_thunk: int | None) -> list[Trampoline | None]:
+        """trampoline_fast() of every address (bulk form; backends may
+        override it with a column loop over the image bytes)."""
+        f = self.trampoline_fast
+        return [f(a, retpoline_thunk) for a in addrs]
+
+    def sites_fast(self, addrs: list[int]) -> list[Branch | None]:
+        """For every address: decode_site() when [addr, addr+site_size) is
+        file-backed executable code, else None (also for addr 0)."""
+        img, n, dec = self.image, self.site_size, self.decode_site
+        return [dec(a) if a and img.is_exec(a, n) else None for a in addrs]
+
     @abstractmethod
     def decode_site(self, addr: int) -> Branch | None:
         """The patchable call/jmp at ``addr``, or None if it is not one."""

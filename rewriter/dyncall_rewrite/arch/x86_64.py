@@ -32,7 +32,7 @@ import capstone
 from capstone import x86_const
 
 from dyncall_rewrite.arch import EM_X86_64, Backend, Branch, Insn, Stream, Trampoline
-from dyncall_rewrite.elf import PF_X, Image
+from dyncall_rewrite.elf import PF_X, Image, Segment
 
 OP_CALL_REL32 = 0xE8  # call rel32
 OP_JMP_REL32 = 0xE9  # jmp rel32
@@ -172,6 +172,68 @@ class X86_64(Backend):
             if st == retpoline_thunk:
                 return Trampoline(addr, 10, bt, addr + BRANCH_SIZE, "retpoline", st, [])
         return None
+
+    def trampolines_fast(self, addrs: list[int], retpoline_thunk: int | None) -> list[Trampoline | None]:
+        """trampoline_fast() over all ``addrs`` at once: one loop over the
+        file bytes when every address lies inside one executable segment
+        (the linker puts all trampolines in one), else entry by entry."""
+        seg = self._one_exec_segment(addrs, 3, 10)
+        if seg is None:
+            return super().trampolines_fast(addrs, retpoline_thunk)
+        d = self.image.data
+        delta = seg.offset - seg.vaddr
+        u32 = _I32.unpack_from
+        out: list[Trampoline | None] = []
+        app = out.append
+        for a in addrs:
+            o = a + delta
+            if a & 7 != 3 or d[o - 3 : o + 1] != _PAD_JMP:
+                app(None)
+            elif d[o + 5 : o + 8] == SLOW_PLAIN:
+                app(Trampoline(a, 8, a + 5 + u32(d, o + 1)[0], a + 5, "plain", None, []))
+            elif d[o + 5] == OP_JMP_REL32 and retpoline_thunk is not None:
+                st = a + 10 + u32(d, o + 6)[0]
+                if st == retpoline_thunk:
+                    app(Trampoline(a, 10, a + 5 + u32(d, o + 1)[0], a + 5, "retpoline", st, []))
+                else:
+                    app(None)
+            else:
+                app(None)
+        return out
+
+    def sites_fast(self, addrs: list[int]) -> list[Branch | None]:
+        nz = [a for a in addrs if a]
+        seg = self._one_exec_segment(nz, 0, BRANCH_SIZE) if nz else None
+        if seg is None:
+            return super().sites_fast(addrs)
+        d = self.image.data
+        delta = seg.offset - seg.vaddr
+        u32 = _I32.unpack_from
+        out: list[Branch | None] = []
+        app = out.append
+        for a in addrs:
+            if not a:
+                app(None)
+                continue
+            c = d[a + delta]
+            if c == OP_CALL_REL32:
+                app(Branch(a, BRANCH_SIZE, "call", a + BRANCH_SIZE + u32(d, a + delta + 1)[0]))
+            elif c == OP_JMP_REL32:
+                app(Branch(a, BRANCH_SIZE, "jmp", a + BRANCH_SIZE + u32(d, a + delta + 1)[0]))
+            else:
+                app(None)
+        return out
+
+    def _one_exec_segment(self, addrs: list[int], before: int, after: int) -> Segment | None:
+        """The executable segment whose file-backed part holds [a-before,
+        a+after) for every a in ``addrs``, if there is one."""
+        if not addrs:
+            return None
+        lo, hi = min(addrs), max(addrs)
+        s = self.image.segment(lo)
+        if s is None or not s.flags & PF_X or lo - before < s.vaddr or hi + after > s.fend:
+            return None
+        return s
 
     # -- sites ------------------------------------------------------------
     def decode_site(self, addr: int) -> Branch | None:
