@@ -254,6 +254,11 @@ def _verify_incremental(
             return False
         new_flags.append(flags)
     res_infos = [i for i in touched if i.entry.index in resolved]
+    # A resolved branch must not create a new caller of a trampoline (the
+    # full check discovers callers of unfilled entries by their target).
+    tramp_addrs = {i.tramp.addr for i in an.sites if i.tramp is not None}
+    if any(i.target in tramp_addrs for i in res_infos):
+        return False
     thunk = out.symbol_address(abi.DYNCALL_RETPOLINE_THUNK)
     tramps2 = be2.trampolines_fast([i.entry.tramp for i in res_infos], thunk)
     sites2 = be2.sites_fast([i.entry.site for i in res_infos])
@@ -409,19 +414,12 @@ def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> bool
         if site_new is None:
             return False
     n = len(tramp_new)
-    old = img.read(e.tramp, n)
-    assert old is not None
+    toff = img.offset(e.tramp, n)
+    assert toff is not None
     # Data first (flag), then code: the file is written at once anyway.
     fl = e.addr + abi.SITE_OFF_FLAGS
     _write(img, res, fl, _U16.pack(e.flags), _U16.pack(e.flags | abi.DYNCALL_SITE_RESOLVED), "flags")
-    _write(
-        img,
-        res,
-        e.tramp,
-        bytes(res.data[img.offset(e.tramp, n) : img.offset(e.tramp, n) + n]),
-        tramp_new,
-        "trampoline",
-    )
+    _write(img, res, e.tramp, bytes(res.data[toff : toff + n]), tramp_new, "trampoline")
     if site_new is not None:
         off = img.offset(e.site, n)
         assert off is not None
