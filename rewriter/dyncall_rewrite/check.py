@@ -8,6 +8,7 @@ site (trampoline state, callers, key, link-time target), which ``list`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from dyncall_rewrite import abi
 from dyncall_rewrite.arch import Backend, Branch, Stream, Trampoline, backend_for
@@ -525,65 +526,59 @@ def _check_overlaps(an: Analysis) -> None:
     T = abi.DYNCALL_SITES_SECTION
     be = an.backend
     n = be.site_size
+    pad = be.tramp_pad
     seen_site: dict[int, int] = {}
     seen_tramp: dict[int, int] = {}
-    starts: list[int] = []
-    ends: list[int] = []
-    owners: list[SiteInfo] = []
-    what: list[str] = []
+    # (start, end, owner, what) of every trampoline and patchable site
+    ivs: list[tuple[int, int, SiteInfo, str]] = []
+    app = ivs.append
     for info in an.sites:
         e = info.entry
         t = info.tramp
+        ix = e.index
         if t is not None:
-            k = seen_tramp.setdefault(e.tramp, e.index)
-            if k != e.index:
+            k = seen_tramp.setdefault(e.tramp, ix)
+            if k != ix:
                 diags.append(
-                    Diagnostic(
-                        "DC031", e.tramp, f"site entries #{k} and #{e.index} share one trampoline", e.index, T
-                    )
+                    Diagnostic("DC031", e.tramp, f"site entries #{k} and #{ix} share one trampoline", ix, T)
                 )
                 info.valid = False
             else:
-                starts.append(e.tramp - be.tramp_pad)
-                ends.append(e.tramp + (t.size if t.size > n else n))
-                owners.append(info)
-                what.append("trampoline")
+                app((e.tramp - pad, e.tramp + (t.size if t.size > n else n), info, "trampoline"))
         for b in info.callers:
-            k = seen_site.setdefault(b.addr, e.index)
-            if k != e.index:
+            k = seen_site.setdefault(b.addr, ix)
+            if k != ix:
                 diags.append(
                     Diagnostic(
                         "DC030",
                         b.addr,
-                        f"site entries #{k} and #{e.index} describe the same site",
-                        e.index,
+                        f"site entries #{k} and #{ix} describe the same site",
+                        ix,
                         T,
                     )
                 )
                 info.valid = False
             elif b.patchable:
-                starts.append(b.addr)
-                ends.append(b.addr + b.length)
-                owners.append(info)
-                what.append("site")
-    order = sorted(range(len(starts)), key=starts.__getitem__)
-    prev_end, prev = -1, -1
-    for k in order:
-        if starts[k] < prev_end and owners[k] is not owners[prev]:
-            o, p = owners[k], owners[prev]
+                app((b.addr, b.addr + b.length, info, "site"))
+    ivs.sort(key=itemgetter(0))  # stable: ties keep the order above
+    prev_end = -1
+    prev: tuple[int, int, SiteInfo, str] | None = None
+    for iv in ivs:
+        start, end, o, w = iv
+        if start < prev_end and prev is not None and o is not prev[2]:
+            p = prev[2]
             diags.append(
                 Diagnostic(
                     "DC032",
-                    starts[k],
-                    f"{what[k]} of site entry #{o.entry.index}"
-                    f" overlaps {what[prev]} of site entry #{p.entry.index}",
+                    start,
+                    f"{w} of site entry #{o.entry.index} overlaps {prev[3]} of site entry #{p.entry.index}",
                     o.entry.index,
                     T,
                 )
             )
             o.valid = False
-        if ends[k] > prev_end:
-            prev_end, prev = ends[k], k
+        if end > prev_end:
+            prev_end, prev = end, iv
 
 
 def _key_context(img: Image, key: Key, flags_by_addr: dict[int, int]) -> tuple[int, int | None]:

@@ -8,6 +8,7 @@ The only place that prints errors or catches RewriteError.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -175,6 +176,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # The commands allocate ~10^6 objects that live until the end (entries,
+    # instruction records, writes) and create no cyclic garbage worth
+    # collecting: the cyclic GC would only re-scan them (~20% of check).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         return {"check": _cmd_check, "relax": _cmd_relax, "list": _cmd_list}[args.cmd](args)
     except RewriteError as e:
@@ -189,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f" ({type(e).__name__} at {_where(e)})"
         print(f"{PROG}: error: DC908: internal error: {e}{where}; please report it", file=sys.stderr)
         return 1
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
 
 def _where(e: BaseException) -> str:

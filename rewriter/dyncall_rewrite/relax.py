@@ -97,6 +97,7 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
     touched: dict[int, SiteInfo] = {}  # entries written, by index
     resolved: set[int] = set()  # indexes of the entries resolved here
     pads: list[tuple[int, int]] = []  # NOP runs rewritten: (start, length)
+    canon: dict[int, bytes] = {}  # canonical_nops(n), by n
     for info in an.sites:
         if not info.valid or info.tramp is None:
             continue
@@ -107,13 +108,14 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
             pad = be.nop_padding(info.stream, e.site)
             if pad is not None:
                 start, length = pad
-                new = be.canonical_nops(length)
+                new = canon.get(length)
+                if new is None:
+                    new = canon[length] = be.canonical_nops(length)
                 old = img.read(start, length)
-                inside = any(start < t < start + length for t in be.branch_targets(info.stream))
                 if (
                     old is not None
                     and old != new
-                    and not inside
+                    and not any(start < t < start + length for t in be.branch_targets(info.stream))
                     and not _decoded_elsewhere(spans, reach, start, length, e.func)
                 ):
                     _write(img, res, start, old, new, "padding")
@@ -193,15 +195,13 @@ def _verify_incremental(
         if k.address.known:
             ivs.append((k.address.value, k.address.value + 8, -1))
     pad_before, n_site = be2.tramp_pad, be2.site_size
-    for info in an.sites:
-        if not info.valid:
-            continue
-        ix = info.entry.index
-        if info.tramp is not None:
-            tr = info.tramp
-            ivs.append((tr.addr - pad_before, tr.addr + max(tr.size, n_site), ix))
-        for b in info.callers:
-            ivs.append((b.addr, b.addr + b.length, ix))
+    valid = [i for i in an.sites if i.valid]
+    ivs += [
+        (tr.addr - pad_before, tr.addr + (tr.size if tr.size > n_site else n_site), i.entry.index)
+        for i in valid
+        if (tr := i.tramp) is not None
+    ]
+    ivs += [(b.addr, b.addr + b.length, i.entry.index) for i in valid for b in i.callers]
     guard = _Intervals(ivs)
     if guard.hits(t0, t1, None) or (k1 > k0 and guard.hits(k0, k1, None)):
         return False  # a key, trampoline or site inside a table
@@ -353,12 +353,18 @@ def _decoded_elsewhere(spans: list[tuple[int, int]], reach: list[int], addr: int
     return False
 
 
-def _write(img: Image, res: RelaxResult, addr: int, old: bytes, new: bytes, what: str) -> None:
+def _write(
+    img: Image, res: RelaxResult, addr: int, old: bytes, new: bytes, what: str, off: int | None = None
+) -> None:
+    """Replace ``old`` by ``new`` at ``addr`` (file offset ``off`` when the
+    caller already has ``img.offset(addr, len(new))``)."""
     n = len(new)
-    off = img.offset(addr, n)
-    if off is None or len(old) != n or res.data[off : off + n] != old:
+    if off is None:
+        off = img.offset(addr, n)
+    data = res.data
+    if off is None or len(old) != n or data[off : off + n] != old:
         raise InternalError(f"bytes at 0x{addr:x} changed under relax", path=img.path)
-    res.data[off : off + n] = new
+    data[off : off + n] = new
     res.patches.append(Patch(addr, old, new, what))
 
 
@@ -419,13 +425,13 @@ def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> bool
     # Data first (flag), then code: the file is written at once anyway.
     fl = e.addr + abi.SITE_OFF_FLAGS
     _write(img, res, fl, _U16.pack(e.flags), _U16.pack(e.flags | abi.DYNCALL_SITE_RESOLVED), "flags")
-    _write(img, res, e.tramp, bytes(res.data[toff : toff + n]), tramp_new, "trampoline")
+    _write(img, res, e.tramp, bytes(res.data[toff : toff + n]), tramp_new, "trampoline", toff)
     if site_new is not None:
         off = img.offset(e.site, n)
         assert off is not None
         cur = bytes(res.data[off : off + n])
         if cur != site_new:
-            _write(img, res, e.site, cur, site_new, "site")
+            _write(img, res, e.site, cur, site_new, "site", off)
     res.resolved += 1
     return True
 
