@@ -83,6 +83,8 @@ def main() -> None:
         "exit statuses (check and relax runs): " + ", ".join(f"{k}: {v}" for k, v in sorted(res.rc.items()))
     )
     print("codes seen: " + ", ".join(f"{k} x{v}" for k, v in sorted(res.codes.items())))
+    n_col = res.engines.get("columns", 0)
+    print(f"columnar fast path proved clean (and matched the object path): {n_col} cases")
     print(f"failures: {len(res.failures)}")
     for f in res.failures[:50]:
         print("  " + f)

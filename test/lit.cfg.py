@@ -147,7 +147,7 @@ if have(os.path.join(venv_bin, "ruff")):
     features.add("ruff")
 try:
     subprocess.run(
-        [config.dyncall_python, "-c", "import lief"],
+        [config.dyncall_python, "-c", "import lief, capstone, numpy"],
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -180,3 +180,12 @@ def decode_keys(data: bytes, base: int) -> list[KeyEntry]:
             )
         )
     return out
+
+
+# struct dyncall_site_entry as a numpy record type (columns.py).
+SITE_ENTRY_DTYPE = {
+    "names": [n for n, _ in SITE_ENTRY_FIELDS],
+    "formats": ["<" + {"i": "i4", "B": "u1", "H": "u2"}[f] for _, f in SITE_ENTRY_FIELDS],
+    "offsets": [SITE_OFF_SITE, SITE_OFF_TRAMP, SITE_OFF_KEYCELL, SITE_OFF_FUNC, 16, 17, SITE_OFF_FLAGS],
+    "itemsize": SITE_ENTRY_SIZE,
+}

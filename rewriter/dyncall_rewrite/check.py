@@ -7,11 +7,13 @@ site (trampoline state, callers, key, link-time target), which ``list`` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import itemgetter
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.arch import Backend, Branch, Stream, Trampoline, backend_for
+from dyncall_rewrite.arch import Backend, Branch, CodeFacts, Stream, Trampoline, backend_for
+from dyncall_rewrite.columns import SiteColumns, check_columns
 from dyncall_rewrite.diagnostics import CODES, ERROR, WARNING, Diagnostic
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.lines import LineTable
@@ -44,13 +46,26 @@ class SiteInfo:
 class Analysis:
     image: Image
     backend: Backend
-    sites: list[SiteInfo] = field(default_factory=list)
+    _sites: list[SiteInfo] = field(default_factory=list)
     keys: dict[int, Key] = field(default_factory=dict)  # by cell address
     diagnostics: list[Diagnostic] = field(default_factory=list)
     has_tables: bool = False
     # Key flags merged over every unit of the module, by key address
     # (ESCAPES in one unit forbids unguarded direct patching in all).
     key_flags_by_address: dict[int, int] = field(default_factory=dict)
+    # The same facts as columns when the columnar fast path proved the
+    # image clean (columns.py); ``sites`` is then built on first use.
+    columns: SiteColumns | None = None
+
+    @property
+    def sites(self) -> list[SiteInfo]:
+        if self.columns is not None and not self._sites:
+            self._sites = self.columns.materialize()
+        return self._sites
+
+    @property
+    def site_count(self) -> int:
+        return self.columns.n if self.columns is not None else len(self._sites)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -69,11 +84,23 @@ class Analysis:
                     d.line = lines.lookup(d.address)
 
 
-def check(img: Image, backend: Backend | None = None, reuse: Analysis | None = None) -> Analysis:
+def check(
+    img: Image,
+    backend: Backend | None = None,
+    reuse: Analysis | None = None,
+    columns: bool = True,
+    facts: CodeFacts | None = None,
+) -> Analysis:
     """Check ``img``.  ``reuse``: the analysis of an image this one was
     derived from by same-length rewrites of instruction operands, NOP runs
     and table fields (relax): the instruction boundaries and callers it
-    verified are taken over instead of decoding the code again."""
+    verified are taken over instead of decoding the code again.
+
+    ``columns``: try the columnar fast path first (columns.py), which
+    either proves the image clean or defers to the object path below;
+    ``facts``: instruction boundaries already proven for these bytes (then
+    the object path is not run: None is returned when the columns cannot
+    prove the image clean)."""
     be = backend or backend_for(img)
     an = Analysis(img, be)
     diags = an.diagnostics
@@ -82,6 +109,13 @@ def check(img: Image, backend: Backend | None = None, reuse: Analysis | None = N
     an.has_tables = sites_t is not None or keys_t is not None or bool(diags)
     if keys_t is not None:
         _check_keys(an, abi.decode_keys(keys_t.data, keys_t.addr))
+    if sites_t is not None and columns and reuse is None:
+        cols = check_columns(an, sites_t, _key_lookup(an), facts)
+        if cols is not None:
+            an.columns = cols
+            return an
+    if facts is not None:
+        return None  # type: ignore[return-value]
     if sites_t is not None:
         _check_sites(an, abi.decode_sites(sites_t.data, sites_t.addr), reuse)
     diags.sort(key=lambda d: (d.address if d.address is not None else -1, d.code))
@@ -228,29 +262,8 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
     V = abi.DYNCALL_ABI_VERSION
     BAD_FLAGS = ~abi.SITE_FLAGS_ALL
     RES, RETP, TK = abi.DYNCALL_SITE_RESOLVED, abi.DYNCALL_SITE_RETPOLINE, abi.DYNCALL_SITE_TYPE_KEY
-    keys = an.keys
     keyctx: dict[int, tuple[int, int | None]] = {}
-    by_addr: dict[int, Key] = {}
-    by_sym: dict[str, Key] = {}
-    for k in keys.values():
-        if k.address.known:
-            by_addr.setdefault(k.address.value, k)
-        elif k.address.symbol:
-            by_sym.setdefault(k.address.symbol, k)
-    other_cells: dict[int, Key | None] = {}
-
-    def lookup_key(cell: int) -> Key | None:
-        """The key of a site whose key cell is not the one of a key entry
-        (compilers may emit a cell per site): match the key's address, or
-        the symbol the loader binds the cell to."""
-        if cell in other_cells:
-            return other_cells[cell]
-        k = None
-        if img.holds_key_cell(cell):
-            pv = img.pointer(cell)
-            k = by_addr.get(pv.value) if pv.known else by_sym.get(pv.symbol or "")
-        other_cells[cell] = k
-        return k
+    lookup_key = _key_lookup(an)
 
     small_image = img.segments[-1].end - img.segments[0].vaddr < 1 << 31 if img.segments else True
     # Trampoline and site bytes of every entry, compared in bulk against
@@ -264,7 +277,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
         sites_out.append(info)
         fl = e.flags
         if t is not None and e.version == V and (e.kind == 1 or e.kind == 2) and not fl & BAD_FLAGS:
-            key = keys.get(e.keycell) or lookup_key(e.keycell)
+            key = lookup_key(e.keycell)
             if not (fl & RETP and t.slow == "plain") and key is not None:
                 kc = keyctx.get(e.keycell)
                 if kc is None:
@@ -341,7 +354,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
             )
 
         # Key.
-        key = info.key = keys.get(e.keycell) or lookup_key(e.keycell)
+        key = info.key = lookup_key(e.keycell)
         if key is None:
             pv = img.pointer(e.keycell)
             what = f"key 0x{pv.value:x}" if pv.known else f"key {pv.symbol}" if pv.symbol else "key"
@@ -519,6 +532,35 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                     err(p[0], b.addr, p[1], info)
 
     _check_overlaps(an)
+
+
+def _key_lookup(an: Analysis) -> Callable[[int], Key | None]:
+    """The key of a site's key cell: the key entry's, or else, for a cell
+    that is not the one of a key entry (compilers may emit a cell per
+    site), the key whose address or loader symbol the cell holds."""
+    img, keys = an.image, an.keys
+    by_addr: dict[int, Key] = {}
+    by_sym: dict[str, Key] = {}
+    for k in keys.values():
+        if k.address.known:
+            by_addr.setdefault(k.address.value, k)
+        elif k.address.symbol:
+            by_sym.setdefault(k.address.symbol, k)
+    other_cells: dict[int, Key | None] = {}
+
+    def lookup(cell: int) -> Key | None:
+        k = keys.get(cell)
+        if k is not None:
+            return k
+        if cell in other_cells:
+            return other_cells[cell]
+        if img.holds_key_cell(cell):
+            pv = img.pointer(cell)
+            k = by_addr.get(pv.value) if pv.known else by_sym.get(pv.symbol or "")
+        other_cells[cell] = k
+        return k
+
+    return lookup
 
 
 def _check_overlaps(an: Analysis) -> None:

@@ -82,7 +82,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                     "ok": not bad,
                     "arch": an.backend.name,
                     "has_tables": an.has_tables,
-                    "sites": len(an.sites),
+                    "sites": an.site_count,
                     "keys": len(an.keys),
                     "errors": len(an.errors),
                     "warnings": len(an.warnings),
@@ -97,7 +97,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 print(f"{path}: no dyncall tables")
             else:
                 print(
-                    f"{path}: {len(an.sites)} sites, {len(an.keys)} key cells:"
+                    f"{path}: {an.site_count} sites, {len(an.keys)} key cells:"
                     f" {len(an.errors)} errors, {len(an.warnings)} warnings"
                 )
     if args.json:
@@ -150,7 +150,7 @@ def _cmd_relax(args: argparse.Namespace) -> int:
                 print(f"0x{p.addr:x}: {p.what}: {p.old.hex(' ')} -> {p.new.hex(' ')}")
         print(
             f"{dest}: filled {res.filled} sites, canonicalized {res.padding} paddings,"
-            f" resolved {res.resolved} sites ({len(res.patches)} writes)"
+            f" resolved {res.resolved} sites ({res.write_count} writes)"
         )
     return 0
 

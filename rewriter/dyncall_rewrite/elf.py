@@ -18,6 +18,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from dyncall_rewrite.errors import (
     InputIOError,
     NoSectionHeadersError,
@@ -235,6 +237,34 @@ class Image:
             return PointerValue(False)
         return PointerValue(True, value)
 
+    # -- columns (numpy) ----------------------------------------------
+    @property
+    def u8(self) -> np.ndarray:
+        """The file bytes as a numpy array (a view: no copy)."""
+        v = self.__dict__.get("_u8")
+        if v is None:
+            v = self.__dict__["_u8"] = np.frombuffer(self.data, np.uint8)
+        return v
+
+    def file_offsets(self, addrs: np.ndarray, n: int, exec_only: bool = False) -> np.ndarray:
+        """File offset of [a, a+n) for each address (``offset``; with
+        ``exec_only``: ``is_exec``), -1 where there is none."""
+        out = np.full(len(addrs), -1, np.int64)
+        for s in self.segments:
+            if exec_only and not s.flags & PF_X:
+                continue
+            m = (addrs >= s.vaddr) & (addrs + n <= s.fend)
+            out[m] = addrs[m] + (s.offset - s.vaddr)
+        return out
+
+    def mapped_mask(self, addrs: np.ndarray, n: int = 1, flags: int = 0) -> np.ndarray:
+        """``mapped(a, n)`` per address; with ``flags``: the segment has them."""
+        out = np.zeros(len(addrs), bool)
+        for s in self.segments:
+            if s.flags & flags == flags:
+                out |= (addrs >= s.vaddr) & (addrs + n <= s.end)
+        return out
+
     # -- symbols ------------------------------------------------------
     # Symbols are kept as parallel sorted lists (value, size, name offset in
     # the file, is-function); names are decoded only when printed.  They are
@@ -244,6 +274,9 @@ class Image:
         # it, and relax never writes symbol tables.
         if name == "_func_starts":
             v = self.__dict__[name] = self._layout[name] = _func_starts(self._raw_syms)
+            return v
+        if name == "func_starts_array":
+            v = self.__dict__[name] = self._layout[name] = _func_starts_array(self._raw_syms)
             return v
         if name in ("_sym_val", "_sym_size", "_sym_name", "_sym_func", "_func_idx"):
             syms = _sorted_symbols(self._raw_syms)
@@ -295,16 +328,16 @@ class Image:
         best: tuple[int, int] | None = None
         for so, ss, w0, vals, sizes, keep in self._raw_syms:
             # Name offsets spelling ``name`` (string tables share tails).
-            offs = set()
+            offs = []
             p = self.data.find(want, so, so + ss)
             while p >= 0:
-                offs.add(p - so)
+                offs.append(p - so)
                 p = self.data.find(want, p + 1, so + ss)
             if not offs:
                 continue
-            for k in keep:
-                if w0[k] & 0xFFFFFFFF in offs and (best is None or (vals[k], -sizes[k]) < best):
-                    best = (vals[k], -sizes[k])
+            for k in keep[np.isin(w0[keep] & 0xFFFFFFFF, np.array(offs, np.uint64))].tolist():
+                if best is None or (int(vals[k]), -int(sizes[k])) < best:
+                    best = (int(vals[k]), -int(sizes[k]))
         return None if best is None else best[0]
 
     @property
@@ -428,10 +461,10 @@ SHT_SYMTAB, SHT_DYNSYM = 2, 11
 STT_NOTYPE, STT_OBJECT, STT_FUNC = 0, 1, 2
 
 
-# One symbol table's records as columns: (string table offset, its size,
-# first quadword (st_name | st_info << 32 | st_other << 40 | st_shndx << 48),
-# st_value, st_size, indexes of the records kept).
-RawSyms = list[tuple[int, int, list[int], list[int], list[int], list[int]]]
+# One symbol table's records as numpy columns: (string table offset, its
+# size, first quadword (st_name | st_info << 32 | st_other << 40 | st_shndx
+# << 48), st_value, st_size, indexes of the records kept).
+RawSyms = list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
 
 def _parser_config() -> Any:
@@ -451,12 +484,13 @@ def _symbols(b: lief.ELF.Binary, data: bytes) -> tuple[RawSyms, bool]:
     columns of their Elf64_Sym records (see RawSyms).
 
     LIEF locates the symbol tables (section, entry size, linked string
-    table); their fixed-size records are then read in bulk as columns of
-    quadwords and filtered without building a tuple per symbol."""
+    table); their fixed-size records are then read in bulk as numpy columns
+    and filtered without building an object per symbol."""
     out: RawSyms = []
     secs = list(b.sections)
     has_symtab = False
     found = False
+    u8 = np.frombuffer(data, np.uint8)
     for sec in secs:
         t = int(sec.type)
         if t not in (SHT_SYMTAB, SHT_DYNSYM) or sec.entry_size != _SYM.size:
@@ -472,49 +506,53 @@ def _symbols(b: lief.ELF.Binary, data: bytes) -> tuple[RawSyms, bool]:
         found = True
         has_symtab |= t == SHT_SYMTAB
         n = sec.size // _SYM.size
-        q = memoryview(data)[sec.offset : sec.offset + n * _SYM.size].cast("Q")
-        w0, vals, sizes = q[0::3].tolist(), q[1::3].tolist(), q[2::3].tolist()
-        q.release()
-        keep = [
-            k
-            for k, w in enumerate(w0)
-            # defined (shndx != 0), named, NOTYPE/OBJECT/FUNC, value != 0
-            if w >> 48 and 0 < w & 0xFFFFFFFF < ss and (w >> 32) & 0xF <= STT_FUNC and vals[k]
-        ]
+        q = np.frombuffer(data, np.uint64, count=n * 3, offset=sec.offset).reshape(n, 3)
+        w0, vals, sizes = q[:, 0], q[:, 1], q[:, 2]
+        noff = (w0 & 0xFFFFFFFF).astype(np.int64)
+        # defined (shndx != 0), named, NOTYPE/OBJECT/FUNC, value != 0
+        keep = (w0 >> 48 != 0) & (noff > 0) & (noff < ss) & ((w0 >> 32) & 0xF <= STT_FUNC) & (vals != 0)
         # ".L" local labels; "$x", "$d": aarch64 mapping symbols, not names
-        keep = [
-            k
-            for k in keep
-            if data[so + (w0[k] & 0xFFFFFFFF)] != 0x24
-            and data[so + (w0[k] & 0xFFFFFFFF) : so + (w0[k] & 0xFFFFFFFF) + 2] != b".L"
-        ]
-        out.append((so, ss, w0, vals, sizes, keep))
+        first = u8[so + np.minimum(noff, ss - 1)]
+        second = u8[np.minimum(so + noff + 1, len(data) - 1)]
+        keep &= (first != 0x24) & ~((first == 0x2E) & (second == 0x4C))
+        out.append((so, ss, w0, vals.astype(np.int64), sizes.astype(np.int64), np.flatnonzero(keep)))
     return out, has_symtab or found
 
 
 def _func_starts(raw: RawSyms) -> list[int]:
     """Sorted start addresses of the sized function symbols."""
-    out: list[int] = []
-    for _so, _ss, w0, vals, sizes, keep in raw:
-        out.extend([vals[k] for k in keep if sizes[k] and (w0[k] >> 32) & 0xF == STT_FUNC])
-    out.sort()
-    return out
+    return _func_starts_array(raw).tolist()
+
+
+def _func_starts_array(raw: RawSyms) -> np.ndarray:
+    parts = [
+        vals[keep][(sizes[keep] != 0) & ((w0[keep] >> 32) & 0xF == STT_FUNC)]
+        for _so, _ss, w0, vals, sizes, keep in raw
+    ]
+    return np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
 
 
 def _sorted_symbols(raw: RawSyms) -> dict[str, list[Any]]:
     """Parallel lists sorted by (value, -size): value, size, file offset of
     the name, is-function; plus the indexes of the sized functions."""
-    syms: list[tuple[int, int, int, bool]] = []
-    for so, _ss, w0, vals, sizes, keep in raw:
-        syms.extend(
-            [(vals[k], sizes[k], so + (w0[k] & 0xFFFFFFFF), (w0[k] >> 32) & 0xF == STT_FUNC) for k in keep]
-        )
-    syms.sort(key=lambda t: (t[0], -t[1]))
-    func_idx = [k for k, t in enumerate(syms) if t[3] and t[1]]
+    vals = np.concatenate([v[k] for _so, _ss, _w, v, _s, k in raw]) if raw else np.zeros(0, np.int64)
+    sizes = np.concatenate([s[k] for _so, _ss, _w, _v, s, k in raw]) if raw else np.zeros(0, np.int64)
+    names = (
+        np.concatenate([so + (w[k] & 0xFFFFFFFF).astype(np.int64) for so, _ss, w, _v, _s, k in raw])
+        if raw
+        else np.zeros(0, np.int64)
+    )
+    funcs = (
+        np.concatenate([(w[k] >> 32) & 0xF == STT_FUNC for _so, _ss, w, _v, _s, k in raw])
+        if raw
+        else np.zeros(0, bool)
+    )
+    order = np.lexsort((-sizes, vals))
+    vals, sizes, names, funcs = vals[order], sizes[order], names[order], funcs[order]
     return {
-        "_sym_val": [t[0] for t in syms],
-        "_sym_size": [t[1] for t in syms],
-        "_sym_name": [t[2] for t in syms],
-        "_sym_func": [t[3] for t in syms],
-        "_func_idx": func_idx,
+        "_sym_val": vals.tolist(),
+        "_sym_size": sizes.tolist(),
+        "_sym_name": names.tolist(),
+        "_sym_func": funcs.tolist(),
+        "_func_idx": np.flatnonzero(funcs & (sizes != 0)).tolist(),
     }

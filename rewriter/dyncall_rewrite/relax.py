@@ -31,9 +31,12 @@ import struct
 import tempfile
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from dyncall_rewrite import abi
-from dyncall_rewrite.arch import Backend
+from dyncall_rewrite.arch import Backend, CodeFacts
 from dyncall_rewrite.check import Analysis, SiteInfo, check
+from dyncall_rewrite.columns import ColumnRelax, Writes, relax_columns
 from dyncall_rewrite.elf import PF_X, Image, section
 from dyncall_rewrite.errors import CheckFailedError, InternalError, OutputError
 
@@ -52,16 +55,27 @@ class Patch:
 @dataclass
 class RelaxResult:
     data: bytearray
-    patches: list[Patch] = field(default_factory=list)
+    _patches: list[Patch] = field(default_factory=list)
     filled: int = 0
     padding: int = 0
     resolved: int = 0
     analysis: Analysis | None = None
     verified: str = ""  # "incremental" or "full" (how the output was verified)
+    _writes: Writes | None = None  # the columnar path's writes (patches built on demand)
+
+    @property
+    def patches(self) -> list[Patch]:
+        if self._writes is not None and not self._patches:
+            self._patches = [Patch(a, o, nw, w) for _e, _k, a, o, nw, w in self._writes.patches()]
+        return self._patches
+
+    @property
+    def write_count(self) -> int:
+        return self._writes.count() if self._writes is not None else len(self._patches)
 
     @property
     def changed(self) -> bool:
-        return bool(self.patches)
+        return self.write_count > 0
 
 
 @dataclass(slots=True)
@@ -86,6 +100,11 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
             f" {first.format(img.path).split(': ', 1)[1]})",
             path=img.path,
         )
+    if an.columns is not None:
+        got = _relax_columns(img, an, opts)
+        if got is not None:
+            return got
+        an = check(img, an.backend, columns=False)  # the object path, from scratch
     res = RelaxResult(bytearray(img.data))
     be = an.backend
     # [func, site) of every labelled site: a padding rewrite is only safe
@@ -149,6 +168,97 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
     else:
         res.analysis = an
     return res
+
+
+def _relax_columns(img: Image, an: Analysis, opts: RelaxOptions) -> RelaxResult | None:
+    """relax over columns (columns.relax_columns), its output proven by
+    the columnar check of the output bytes, reusing the input's decode
+    where no instruction changed; None: use the object path."""
+    cr = relax_columns(img, an, opts)
+    if cr is None:
+        return None
+    res = RelaxResult(cr.data, filled=cr.filled, padding=cr.padding, resolved=cr.resolved, _writes=cr.writes)
+    if not res.changed:
+        res.analysis = an
+        return res
+    be = an.backend
+    out = img.with_data(cr.data)
+    be2 = type(be)(out)
+    facts = _output_facts(img, an, cr)
+    if facts is not None:
+        an2 = check(out, be2, facts=facts)
+        if an2 is not None and _as_expected(an, an2, cr):
+            res.analysis, res.verified = an2, "incremental"
+            return res
+    an2 = check(out, be2, columns=False)
+    if an2.errors:
+        an2.symbolize(with_lines=False)
+        raise InternalError(
+            "relaxed image fails check (not written): " + an2.errors[0].format(img.path).split(": ", 1)[1],
+            path=img.path,
+        )
+    res.analysis, res.verified = an2, "full"
+    return res
+
+
+def _output_facts(img: Image, an: Analysis, cr: ColumnRelax) -> CodeFacts | None:
+    """The instruction boundaries of relax's output, from the input's
+    decode: valid when every code write is inside the operand of a
+    decoded ``call``/``jmp`` rel32 (the trampolines' and sites' branches)
+    or replaces a whole NOP run by bytes that decode to whole instructions
+    covering exactly that run; table writes must not be code."""
+    cols = an.columns
+    assert cols is not None
+    facts = cols.facts
+    sec = section(img, abi.DYNCALL_SITES_SECTION)
+    if sec is None:
+        return None
+    for seg in img.segments:
+        if seg.flags & PF_X and seg.vaddr < sec.addr + sec.size and sec.addr < seg.end:
+            return None
+    a = facts.insns["address"].astype(np.int64)
+    sz = facts.insns["size"].astype(np.int64)
+    for what, _o, _e, addr, old, new in cr.writes.rows:
+        if what in ("site-field", "flags"):
+            continue
+        if what == "padding":
+            continue  # whole NOP instructions of the decode (columns._paddings)
+        if (old[:, 0] != new[:, 0]).any():
+            return None  # only the operand may change
+        # The decoded instruction covering the operand's last byte, if any,
+        # must be this 5-byte branch.
+        j = np.searchsorted(a, addr + 4, side="right") - 1
+        jj = np.maximum(j, 0)
+        covered = (j >= 0) & (a[jj] + sz[jj] > addr + 1)
+        if len(a) and not ((a[jj] == addr) & (sz[jj] == new.shape[1]))[covered].all():
+            return None
+    decoded: dict[int, np.ndarray] = {}
+    for _s0, n in cr.runs:
+        if n not in decoded:
+            d = cols.hooks.decode_bytes(an.backend.canonical_nops(n), 0)
+            if d is None:
+                return None
+            decoded[n] = d
+    return facts.replaced(cr.runs, decoded)
+
+
+def _as_expected(an: Analysis, an2: Analysis, cr: ColumnRelax) -> bool:
+    """The output's columns say what relax meant to write, and nothing else moved."""
+    c1, c2 = an.columns, an2.columns
+    if c1 is None or c2 is None or c1.n != c2.n:
+        return False
+    res = (cr.expect_flags & abi.DYNCALL_SITE_RESOLVED != 0) & (c1.flags & abi.DYNCALL_SITE_RESOLVED == 0)
+    return bool(
+        (c2.site == cr.expect_site).all()
+        and (c2.flags == cr.expect_flags).all()
+        and (c2.tramp == c1.tramp).all()
+        and (c2.keycell == c1.keycell).all()
+        and (c2.func == c1.func).all()
+        and (c2.branch == np.where(res, c1.target, c1.branch)).all()
+        and np.array_equal(c2.c_entry, c1.c_entry)
+        and np.array_equal(c2.c_addr, c1.c_addr)
+        and np.array_equal(c2.c_op, c1.c_op)
+    )
 
 
 def _verify_incremental(

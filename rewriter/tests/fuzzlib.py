@@ -20,9 +20,12 @@ import signal
 import struct
 from dataclasses import dataclass, field
 
+from differential import compare_engines
+
 from dyncall_rewrite import abi
 from dyncall_rewrite.cli import main
 from dyncall_rewrite.elf import Image, section
+from dyncall_rewrite.errors import RewriteError
 
 TIMEOUT = 20
 
@@ -56,6 +59,7 @@ class Outcome:
     rc: dict[int, int] = field(default_factory=dict)
     codes: dict[str, int] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
+    engines: dict[str, int] = field(default_factory=dict)  # differential.compare_engines stats
 
 
 def mutate(seed: Seed, rng: random.Random) -> tuple[bytes, str]:
@@ -157,6 +161,14 @@ def run_case(data: bytes, work: str, what: str, res: Outcome) -> None:
                 if rc2 != 0:
                     res.failures.append(f"{what}: relaxed output fails check: {out2[-300:]}{err2}")
                     return
+        # The columnar fast path and the object path must agree.
+        try:
+            img = Image.load(p)
+            differs = compare_engines(img, res.engines)
+        except RewriteError:
+            differs = None  # refused by both (the CLI runs above check the message)
+        if differs:
+            res.failures.append(f"{what}: columns vs object path: {differs}")
     except _Timeout:
         res.failures.append(f"{what}: timeout after {TIMEOUT} s")
     finally:

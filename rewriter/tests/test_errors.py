@@ -147,3 +147,5 @@ def test_fuzz(binaries, tmp_path) -> None:
     assert not res.failures, "\n".join(res.failures[:20])
     assert res.cases == FUZZ_CASES
     assert res.rc.get(1, 0) > FUZZ_CASES // 10  # the mutations do hit
+    # ... and some cases stay clean, so the engine differential compares.
+    assert res.engines.get("columns", 0) > FUZZ_CASES // 20

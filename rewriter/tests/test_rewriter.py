@@ -85,8 +85,9 @@ def test_relax_golden(binaries, variant: str, tmp_path, capsys) -> None:
         assert len(twice) == 1 and len(twice[0].callers) == 2
     else:
         be = an.backend
-        fresh = check(Image.load(out))
-        for s, s0 in zip(fresh.sites, check(img).sites, strict=True):
+        # The object path keeps the decoded streams.
+        fresh = check(Image.load(out), columns=False)
+        for s, s0 in zip(fresh.sites, check(img, columns=False).sites, strict=True):
             assert s0.stream is not None and s.stream is not None
             p0 = be.nop_padding(s0.stream, s0.entry.site)
             p1 = fresh.backend.nop_padding(s.stream, s.entry.site)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import bisect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from dyncall_rewrite.errors import MachineNotYetSupportedError, UnknownMachineError
 
@@ -82,6 +84,121 @@ def _addr(r: Insn) -> int:
     return r[1]
 
 
+@dataclass(slots=True)
+class TrampColumns:
+    """trampoline_fast() over a column of trampoline addresses."""
+
+    ok: np.ndarray  # bool: the trampoline is exactly the ABI template
+    size: np.ndarray
+    unpatched: np.ndarray  # where the patchable branch goes when unpatched
+    branch: np.ndarray  # target of the patchable branch
+    retpoline: np.ndarray  # int8: 1 retpoline slow path, 0 plain
+    slow_target: np.ndarray  # the retpoline thunk reached (where retpoline)
+
+
+@dataclass
+class CodeFacts:
+    """Instruction boundaries from ColumnHooks.decode_functions."""
+
+    is_start: np.ndarray  # bool per query
+    insns: np.ndarray  # the decoded instructions (address, size, id), by address
+    hooks: Any  # the ColumnHooks that decoded them
+    branches: tuple[np.ndarray, np.ndarray]  # (address, target) of the direct branches
+    _targets: tuple[np.ndarray, np.ndarray] | None = None
+
+    def for_queries(self, queries: np.ndarray) -> CodeFacts:
+        """The same decode asked about other addresses."""
+        a = self.insns["address"]
+        j = np.searchsorted(a, queries)
+        ok = (j < len(a)) & (a[np.minimum(j, max(len(a) - 1, 0))] == queries) if len(a) else j < 0
+        return CodeFacts(ok, self.insns, self.hooks, self.branches)
+
+    def replaced(self, runs: list[tuple[int, int]], decoded: dict[int, np.ndarray]) -> CodeFacts:
+        """This decode after each run [start, start+n) was rewritten to
+        bytes whose decode at address 0 is ``decoded[n]`` (whole
+        instructions covering exactly n bytes, so nothing outside the run
+        changes)."""
+        if not runs:
+            return CodeFacts(self.is_start, self.insns, self.hooks, self.branches)
+        a = self.insns["address"]
+        st = np.array([r[0] for r in runs], np.int64)
+        ln = np.array([r[1] for r in runs], np.int64)
+        k = np.searchsorted(st, a, side="right") - 1
+        inside = (k >= 0) & (a < st[np.maximum(k, 0)] + ln[np.maximum(k, 0)])
+        parts = [self.insns[~inside]]
+        for n in np.unique(ln).tolist():
+            d = decoded[n]
+            starts = st[ln == n]
+            r = np.tile(d, len(starts))
+            r["address"] += np.repeat(starts, len(d))
+            parts.append(r)
+        ins = np.concatenate(parts)
+        ins = ins[np.argsort(ins["address"], kind="stable")]
+        # Canonical NOPs are not branches: the direct branches stay those
+        # outside the runs.
+        ba, bt = self.branches
+        kb = np.searchsorted(st, ba, side="right") - 1
+        out_b = ~((kb >= 0) & (ba < st[np.maximum(kb, 0)] + ln[np.maximum(kb, 0)]))
+        return CodeFacts(self.is_start, ins, self.hooks, (ba[out_b], bt[out_b]))
+
+    def branch_targets(self) -> tuple[np.ndarray, np.ndarray]:
+        """(address, target) of every decoded direct branch, sorted by
+        target; None when the backend cannot tell."""
+        if self._targets is None:
+            a, tg = self.branches
+            order = np.argsort(tg, kind="stable")
+            self._targets = (a[order], tg[order])
+        return self._targets
+
+
+class ColumnHooks(ABC):
+    """The per-arch part of the columnar fast path (columns.py): the
+    backend's fast-path rules over numpy columns.  Exactness matters more
+    than coverage: a hook that cannot decide a case exactly as the object
+    path would returns None (or a False mask), never a guess."""
+
+    @abstractmethod
+    def trampolines(self, tramp: np.ndarray, thunk: int | None) -> TrampColumns:
+        """Backend.trampolines_fast over a column."""
+
+    @abstractmethod
+    def sites(self, site: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(op, target) of the patchable branch at each site: op 1 call,
+        2 jmp, 0 neither (or not file-backed executable code)."""
+
+    @abstractmethod
+    def site_lengths(self, op: np.ndarray) -> np.ndarray:
+        """Instruction length of each branch op."""
+
+    @abstractmethod
+    def site_alignment_ok(self, site: np.ndarray, labelled: np.ndarray) -> np.ndarray:
+        """Backend.site_alignment_problem() is None, per site."""
+
+    @abstractmethod
+    def branch_in_range(self, at: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """Backend.encode_branch("jmp", at, target) is not None, per pair."""
+
+    @abstractmethod
+    def find_branches_to(self, targets: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(addr, op, target) of every candidate branch to a sorted column
+        of targets, before instruction-boundary verification."""
+
+    @abstractmethod
+    def decode_functions(self, queries: np.ndarray) -> CodeFacts | None:
+        """Which queries are instruction starts when their function is
+        decoded from its own start; None when undecidable here."""
+
+    @abstractmethod
+    def nop_paddings(self, facts: CodeFacts, site: np.ndarray, func: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(start, length) of the NOP padding right before each labelled
+        site (length 0: none)."""
+
+    @abstractmethod
+    def decode_bytes(self, code: bytes, addr: int) -> np.ndarray | None:
+        """The instructions of ``code`` at ``addr`` (same record type as
+        CodeFacts.insns), None unless they cover it exactly."""
+
+
 class Backend(ABC):
     """The per-arch contract (x86_64.py is the reference implementation)."""
 
@@ -103,6 +220,10 @@ class Backend(ABC):
 
     def __init__(self, image: Image) -> None:
         self.image = image
+
+    def column_hooks(self) -> ColumnHooks | None:
+        """The backend's columnar fast path, or None (object path only)."""
+        return None
 
     def site_op(self, kind: int) -> str:
         """The site instruction ("call"/"jmp") of an entry of ``kind``
@@ -185,14 +306,17 @@ class Backend(ABC):
 
 
 def backend_for(image: Image) -> Backend:
-    from dyncall_rewrite.arch import aarch64, ppc64le, x86_64
+    import importlib
 
-    table: dict[int, type[Backend]] = {
-        EM_X86_64: x86_64.X86_64,
-        EM_AARCH64: aarch64.AArch64,
-        EM_PPC64: ppc64le.PPC64LE,
+    # Only the image's backend is imported (each pulls in its capstone
+    # architecture module, ~0.05 s).
+    table: dict[int, tuple[str, str]] = {
+        EM_X86_64: ("x86_64", "X86_64"),
+        EM_AARCH64: ("aarch64", "AArch64"),
+        EM_PPC64: ("ppc64le", "PPC64LE"),
     }
-    cls = table.get(image.machine)
+    where = table.get(image.machine)
+    cls = getattr(importlib.import_module(f"dyncall_rewrite.arch.{where[0]}"), where[1]) if where else None
     if cls is None:
         raise UnknownMachineError(
             f"unsupported machine (e_machine {image.machine}): dyncall supports x86_64, aarch64 and ppc64le",

@@ -31,7 +31,7 @@ import struct
 import capstone
 from capstone import x86_const
 
-from dyncall_rewrite.arch import EM_X86_64, Backend, Branch, Insn, Stream, Trampoline
+from dyncall_rewrite.arch import EM_X86_64, Backend, Branch, ColumnHooks, Insn, Stream, Trampoline
 from dyncall_rewrite.elf import PF_X, Image, Segment
 
 OP_CALL_REL32 = 0xE8  # call rel32
@@ -105,6 +105,11 @@ class X86_64(Backend):
         super().__init__(image)
         self._md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
         self._targets: set[int] = set()
+
+    def column_hooks(self) -> ColumnHooks:
+        from dyncall_rewrite.arch.x86_64_columns import X86_64Columns
+
+        return X86_64Columns(self)
 
     # -- trampolines ----------------------------------------------------
     def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
