@@ -67,7 +67,8 @@ if [ "$do_venv" = 1 ]; then
     mkdir -p "$(dirname "$venv")"
     "$py" -m venv "$venv"
   fi
-  if ! "$venv/bin/python" -c 'import lit, psutil, pytest, lief, capstone, numpy, elftools' 2>/dev/null \
+  if ! "$venv/bin/python" -c 'import lit, psutil, pytest, lief, capstone, numpy, elftools
+assert lief.__version__.startswith("0.15.1"), lief.__version__' 2>/dev/null \
       || [ ! -x "$venv/bin/ruff" ]; then
     say "installing Python packages into $venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$here/requirements.txt"

@@ -110,7 +110,10 @@ def check(
     if keys_t is not None:
         _check_keys(an, abi.decode_keys(keys_t.data, keys_t.addr))
     if sites_t is not None and columns and reuse is None:
-        cols = check_columns(an, sites_t, _key_lookup(an), facts)
+        try:
+            cols = check_columns(an, sites_t, _key_lookup(an), facts)
+        except OverflowError:
+            cols = None  # a value beyond int64 (corrupted input): the object path
         if cols is not None:
             an.columns = cols
             return an

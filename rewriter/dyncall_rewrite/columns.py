@@ -134,6 +134,8 @@ def check_columns(
     hooks = be.column_hooks()
     if hooks is None or an.diagnostics:
         return None
+    if table.addr + len(table.data) >= 1 << 62:
+        return None  # addresses near the top of the 64-bit space: int64 columns could wrap
     rec = site_records(table)
     n = len(rec)
     addr = table.addr + np.arange(n, dtype=np.int64) * abi.SITE_ENTRY_SIZE
@@ -214,11 +216,18 @@ def check_columns(
     ls, fs_ = site[labelled], site[has_site & ~labelled]
     queries = np.concatenate([ls, fs_, ca])
     if facts is None:
-        facts = hooks.decode_functions(queries)
-        if facts is None:
-            return None
+        lengths = np.concatenate(
+            [
+                hooks.site_lengths(op[labelled]),
+                hooks.site_lengths(op[has_site & ~labelled]),
+                hooks.site_lengths(cop),
+            ]
+        )
+        facts = hooks.decode_functions(queries, lengths)
     else:
         facts = facts.for_queries(queries)
+    if facts is None:
+        return None
     nl, nf = len(ls), len(fs_)
     if not facts.is_start[: nl + nf].all():
         return None
@@ -464,7 +473,10 @@ def _paddings(img: Image, be: object, cols: SiteColumns) -> tuple[np.ndarray, ..
     lab, site, func, start, length = lab[m], site[m], func[m], start[m], length[m]
     if not len(lab):
         return lab, start, length
-    b_addr, b_tgt = cols.facts.branch_targets()
+    bt = cols.facts.branch_targets()
+    if bt is None:
+        return None
+    b_addr, b_tgt = bt
     lo = np.searchsorted(b_tgt, start, side="right")
     hi = np.searchsorted(b_tgt, start + length, side="left")
     bad = np.zeros(len(lab), bool)

@@ -101,7 +101,10 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
             path=img.path,
         )
     if an.columns is not None:
-        got = _relax_columns(img, an, opts)
+        try:
+            got = _relax_columns(img, an, opts)
+        except OverflowError:
+            got = None  # a value beyond int64: the object path
         if got is not None:
             return got
         an = check(img, an.backend, columns=False)  # the object path, from scratch

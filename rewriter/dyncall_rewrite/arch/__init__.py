@@ -103,15 +103,22 @@ class CodeFacts:
     is_start: np.ndarray  # bool per query
     insns: np.ndarray  # the decoded instructions (address, size, id), by address
     hooks: Any  # the ColumnHooks that decoded them
-    branches: tuple[np.ndarray, np.ndarray]  # (address, target) of the direct branches
+    branches: Any  # the decoded branches: .direct() -> (address, target) of the direct ones
+    asked: np.ndarray  # the queries it was decoded for (sorted): all it can answer
     _targets: tuple[np.ndarray, np.ndarray] | None = None
 
-    def for_queries(self, queries: np.ndarray) -> CodeFacts:
-        """The same decode asked about other addresses."""
+    def for_queries(self, queries: np.ndarray) -> CodeFacts | None:
+        """The same decode asked again about some of the addresses it was
+        decoded for; None when a query is new (its code may not have been
+        decoded at all)."""
+        if len(queries):
+            j = np.searchsorted(self.asked, queries)
+            if not len(self.asked) or (self.asked[np.minimum(j, len(self.asked) - 1)] != queries).any():
+                return None
         a = self.insns["address"]
         j = np.searchsorted(a, queries)
         ok = (j < len(a)) & (a[np.minimum(j, max(len(a) - 1, 0))] == queries) if len(a) else j < 0
-        return CodeFacts(ok, self.insns, self.hooks, self.branches)
+        return CodeFacts(ok, self.insns, self.hooks, self.branches, self.asked)
 
     def replaced(self, runs: list[tuple[int, int]], decoded: dict[int, np.ndarray]) -> CodeFacts:
         """This decode after each run [start, start+n) was rewritten to
@@ -119,7 +126,7 @@ class CodeFacts:
         instructions covering exactly n bytes, so nothing outside the run
         changes)."""
         if not runs:
-            return CodeFacts(self.is_start, self.insns, self.hooks, self.branches)
+            return CodeFacts(self.is_start, self.insns, self.hooks, self.branches, self.asked)
         a = self.insns["address"]
         st = np.array([r[0] for r in runs], np.int64)
         ln = np.array([r[1] for r in runs], np.int64)
@@ -134,18 +141,17 @@ class CodeFacts:
             parts.append(r)
         ins = np.concatenate(parts)
         ins = ins[np.argsort(ins["address"], kind="stable")]
-        # Canonical NOPs are not branches: the direct branches stay those
-        # outside the runs.
-        ba, bt = self.branches
-        kb = np.searchsorted(st, ba, side="right") - 1
-        out_b = ~((kb >= 0) & (ba < st[np.maximum(kb, 0)] + ln[np.maximum(kb, 0)]))
-        return CodeFacts(self.is_start, ins, self.hooks, (ba[out_b], bt[out_b]))
+        # NOP runs hold no branch: the branches are unchanged.
+        return CodeFacts(self.is_start, ins, self.hooks, self.branches, self.asked)
 
-    def branch_targets(self) -> tuple[np.ndarray, np.ndarray]:
+    def branch_targets(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(address, target) of every decoded direct branch, sorted by
         target; None when the backend cannot tell."""
         if self._targets is None:
-            a, tg = self.branches
+            got = self.branches.direct()
+            if got is None:
+                return None
+            a, tg = got
             order = np.argsort(tg, kind="stable")
             self._targets = (a[order], tg[order])
         return self._targets
@@ -184,9 +190,10 @@ class ColumnHooks(ABC):
         of targets, before instruction-boundary verification."""
 
     @abstractmethod
-    def decode_functions(self, queries: np.ndarray) -> CodeFacts | None:
-        """Which queries are instruction starts when their function is
-        decoded from its own start; None when undecidable here."""
+    def decode_functions(self, queries: np.ndarray, lengths: np.ndarray) -> CodeFacts | None:
+        """Which queries (instructions of ``lengths`` bytes if they are
+        any) are instruction starts when their function is decoded from
+        its own start; None when undecidable here."""
 
     @abstractmethod
     def nop_paddings(self, facts: CodeFacts, site: np.ndarray, func: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -48,7 +48,8 @@ _INSN_DTYPE = np.dtype(
 )
 # What the columns keep of each decoded instruction (CodeFacts.insns).
 INSN = np.dtype([("address", "<i8"), ("size", "<i4"), ("id", "<u4")])
-_BRANCH_ID_ARRAY = np.array(sorted(_BRANCH_IDS), np.uint32)
+_IS_BRANCH = np.zeros(max(_BRANCH_IDS) + 2, bool)
+_IS_BRANCH[sorted(_BRANCH_IDS)] = True
 _NOP = x86_const.X86_INS_NOP
 OP_NONE, OP_CALL, OP_JMP, OP_JCC, OP_JMP8, OP_JCC8 = 0, 1, 2, 3, 4, 5
 
@@ -137,100 +138,108 @@ class X86_64Columns(ColumnHooks):
         order = np.argsort(a, kind="stable")
         return a[order], o[order], t[order]
 
-    def decode_functions(self, queries: np.ndarray) -> CodeFacts | None:
-        """Decode, from its own start, every sized function that holds one
-        of ``queries``; which queries are instruction starts.  None when a
-        query lies outside such a function or a decode stops at bytes
-        capstone cannot decode (the object path decides those cases)."""
+    def decode_functions(self, queries: np.ndarray, lengths: np.ndarray) -> CodeFacts | None:
+        """Which ``queries`` (instructions of ``lengths`` bytes if they are
+        any) are instruction starts when the sized function symbol that
+        holds each is decoded from its start -- X86_64.instruction_boundaries
+        and the labelled-site decode of check, over columns.
+
+        Only [function start, end of its last query) is decoded: those
+        ranges are concatenated and capstone decodes the buffer in large
+        chunks; a range whose start the decode does not land on (the
+        previous one ended inside an instruction) is decoded again from its
+        own start.  None when a query lies outside such a function or its
+        section, or a decode stops at bytes capstone cannot decode (the
+        object path decides those cases)."""
         img = self.image
         fs = img.func_starts_array
-        q = unique_sorted(queries)
-        if not len(q):
-            return CodeFacts(np.zeros(0, bool), _empty_insns(), self, _no_branches())
+        asked = unique_sorted(queries)
+        if not len(queries):
+            return CodeFacts(np.zeros(0, bool), _empty_insns(), self, _no_branches(), asked)
+        o = np.argsort(queries, kind="stable")
+        q, ends = queries[o], queries[o] + lengths[o]
         k = np.searchsorted(fs, q, side="right") - 1
         if (k < 0).any():
             return None
-        fq = fs[k]
-        regions = self.be._exec_regions()
-        parts: list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]] = []
-        for base, code in regions:
-            end = base + len(code)
-            sel = (q >= base) & (q < end)
-            if not sel.any():
-                continue
-            qr, fr = q[sel], fq[sel]
-            if (fr < base).any():
-                return None
-            got = self._sweep(base, code, qr, fr)
-            if got is None:
-                return None
-            parts.extend(got)
-        inside = np.zeros(len(q), bool)
-        for base, code in regions:
-            inside |= (q >= base) & (q < base + len(code))
-        if not inside.all():
+        f = fs[k]
+        first = np.flatnonzero(np.concatenate([[True], f[1:] != f[:-1]]))
+        g = f[first]  # functions to decode, ascending
+        gend = np.maximum.reduceat(ends, first)
+        nxt = np.concatenate([fs, [np.iinfo(np.int64).max]])[np.searchsorted(fs, g, side="right")]
+        # Each range inside one executable section (the object path's
+        # decode never crosses a section end).
+        region_ok = np.zeros(len(g), bool)
+        offs = np.zeros(len(g), np.int64)
+        for base, code in self.be._exec_regions():
+            m = (g >= base) & (gend <= base + len(code))
+            region_ok |= m
+        if not region_ok.all():
             return None
-        if not parts:
-            return CodeFacts(np.zeros(len(queries), bool), _empty_insns(), self, _no_branches())
-        insns = np.concatenate([p[0] for p in parts])
-        order = np.argsort(insns["address"], kind="stable")
-        insns = insns[order]
-        branches = (np.concatenate([p[1][0] for p in parts]), np.concatenate([p[1][1] for p in parts]))
+        offs = img.file_offsets(g, 1, exec_only=True)
+        if (offs < 0).any() or (img.file_offsets(gend - 1, 1, exec_only=True) - offs != gend - 1 - g).any():
+            return None
+        lens = gend - g
+        bstart = np.concatenate([[0], np.cumsum(lens)[:-1]])
+        total = int(lens.sum())
+        idx = np.repeat(offs - bstart, lens) + np.arange(total)
+        buf = img.u8[idx].tobytes()
+        pieces = self._decode_buffer(buf, bstart)
+        if pieces is None:
+            return None
+        recs = np.concatenate([p[0] for p in pieces])
+        b_addr = np.concatenate([p[1] for p in pieces])
+        b_txt = np.concatenate([p[2] for p in pieces])
+        # Buffer offsets -> addresses; drop what lies at or after the next
+        # function start (decoded there, from that function's own start).
+        r = np.searchsorted(bstart, recs["address"], side="right") - 1
+        recs["address"] += g[r] - bstart[r]
+        recs = recs[recs["address"] < nxt[r]]
+        rb = np.searchsorted(bstart, b_addr, side="right") - 1
+        shift = g[rb] - bstart[rb]
+        b_addr = b_addr + shift
+        keep_b = b_addr < nxt[rb]
+        insns = recs[np.argsort(recs["address"], kind="stable")]
         starts = insns["address"]
         j = np.searchsorted(starts, queries)
-        is_start = (j < len(starts)) & (starts[np.minimum(j, len(starts) - 1)] == queries)
-        return CodeFacts(is_start, insns, self, branches)  # type: ignore[arg-type]
+        is_start = (j < len(starts)) & (starts[np.minimum(j, max(len(starts) - 1, 0))] == queries)
+        return CodeFacts(
+            is_start, insns, self, _Branches(b_addr[keep_b], b_txt[keep_b], shift[keep_b]), asked
+        )
 
-    def _sweep(
-        self, base: int, code: bytes, q: np.ndarray, fq: np.ndarray
-    ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]] | None:
-        """Chunked linear decode over the functions ``fq`` (of the sorted
-        queries ``q``).  A decode continues across a following function
-        start only when it lands on it (decoding is deterministic from an
-        instruction start, so that equals decoding from the function's own
-        start); otherwise it restarts there."""
-        g = unique_sorted(fq)
-        md = self.be._md
-        n = len(code)
-        out: list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]] = []
-        pos = int(g[0])
-        end_r = base + n
-        qmax = int(q[-1])
-        while True:
-            off = pos - base
-            chunk = code[off : off + _CHUNK]
-            got = _disasm(md.csh, chunk, pos)
+    def _decode_buffer(
+        self, buf: bytes, bstart: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+        """Decode the concatenated ranges (starting at buffer offsets
+        ``bstart``) so that each range is decoded as from its own start."""
+        csh = self.be._md.csh
+        total = len(buf)
+        out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        p = 0
+        while p < total:
+            chunk = buf[p : p + _CHUNK]
+            got = _disasm(csh, chunk, p)
             if got is None:
                 return None
-            recs, (b_addr, b_tgt) = got
-            if b_tgt is None:
-                return None
+            recs, (b_addr, b_txt) = got
             a = recs["address"]
             last_end = int(a[-1]) + int(recs["size"][-1])
-            at_region_end = off + len(chunk) >= n
-            if last_end < pos + len(chunk) - 15 and not at_region_end:
+            at_end = p + len(chunk) >= total
+            if last_end < min(p + len(chunk), total) - (0 if at_end else 15):
                 return None  # capstone stopped on bytes it cannot decode
-            if at_region_end and last_end < end_r and last_end <= qmax:
-                return None
-            stop = last_end if at_region_end else int(a[-1])  # the last one may be cut
-            # Function starts of queries that this decode runs over.
-            lo, hi = np.searchsorted(g, [pos, stop], side="right")
-            gin = g[lo:hi]
-            if len(gin):
-                landed = _isin_sorted(gin, a)
+            stop = total if at_end else int(a[-1])  # the last one may be cut by the chunk end
+            # Range starts this decode ran over must be landed on.
+            lo, hi = np.searchsorted(bstart, [p, stop], side="right")
+            rs = bstart[lo:hi]
+            if len(rs):
+                landed = _isin_sorted(rs, a)
                 if not landed.all():
-                    stop = int(gin[np.argmin(landed)])
-            keep_b = b_addr < stop
-            out.append((recs[a < stop], (b_addr[keep_b], b_tgt[keep_b])))
-            # Next: the first query at or after stop, from its function
-            # start when that lies at or after stop, else from stop (an
-            # instruction start of this in-sync decode).
-            iq = int(np.searchsorted(q, stop))
-            if iq == len(q):
-                return out
-            pos = max(stop, int(fq[iq]))
-            if pos >= end_r:
-                return out
+                    stop = int(rs[np.argmin(landed)])
+            if stop <= p:
+                return None
+            kb = b_addr < stop
+            out.append((recs[a < stop], b_addr[kb], b_txt[kb]))
+            p = stop
+        return out
 
     # -- padding ----------------------------------------------------------
     def nop_paddings(self, facts: CodeFacts, site: np.ndarray, func: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -265,26 +274,48 @@ class X86_64Columns(ColumnHooks):
         return recs
 
 
-def _direct_branches(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """(address, target) of the direct branches among capstone records:
-    the operand text of a direct branch is its target, ``0x<hex>``.  The
-    target column is None when some operand is not in that form."""
-    br = np.flatnonzero(np.isin(rec["id"], _BRANCH_ID_ARRAY))
+def _branch_rows(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(address, operand text) of the branch instructions among capstone
+    records; the text is parsed only when a target is needed
+    (parse_direct_targets)."""
+    br = np.flatnonzero(_IS_BRANCH[np.minimum(rec["id"], len(_IS_BRANCH) - 1)])
     ops = rec["op_str"][br]
-    txt = np.frombuffer(ops.tobytes(), np.uint8).reshape(len(br), ops.dtype.itemsize)
+    txt = np.frombuffer(ops.tobytes(), np.uint8).reshape(len(br), ops.dtype.itemsize)[:, :_OPS_KEPT]
+    return rec["address"][br].astype(np.int64), txt.copy()
+
+
+def parse_direct_targets(addr: np.ndarray, txt: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(address, target) of the direct branches among branch rows: the
+    operand text of a direct branch is its target, ``0x<hex>``.  None when
+    a target has more hex digits than int64 holds."""
     direct = (txt[:, 0] == ord("0")) & (txt[:, 1] == ord("x"))
-    digits = _HEX[txt[direct, 2:18].astype(np.intp)]
+    digits = _HEX[txt[direct, 2:].astype(np.intp)]
     ndig = np.argmax(digits < 0, axis=1)
-    addrs = rec["address"][br[direct]].astype(np.int64)
     if ((digits < 0).sum(1) == 0).any() or (ndig == 0).any():
-        return addrs, None  # more than 15 digits, or not hex
-    place = ndig[:, None] - 1 - np.arange(16)
-    return addrs, (np.where(place >= 0, digits, 0) * (16 ** np.clip(place, 0, 15))).sum(1)
+        return None
+    place = ndig[:, None] - 1 - np.arange(digits.shape[1])
+    return addr[direct], (np.where(place >= 0, digits, 0) * (16 ** np.clip(place, 0, 15))).sum(1)
 
 
+_OPS_KEPT = 18  # "0x" + at most 15 hex digits + NUL
 _HEX = np.full(256, -1, np.int64)
 _HEX[np.frombuffer(b"0123456789", np.uint8)] = np.arange(10)
 _HEX[np.frombuffer(b"abcdef", np.uint8)] = np.arange(10, 16)
+
+
+class _Branches:
+    """The decoded branch rows; their targets (decoded at buffer offsets:
+    ``shift`` moves them to addresses) parsed on first use."""
+
+    def __init__(self, addr: np.ndarray, txt: np.ndarray, shift: np.ndarray) -> None:
+        self.addr, self.txt, self.shift = addr, txt, shift
+
+    def direct(self) -> tuple[np.ndarray, np.ndarray] | None:
+        got = parse_direct_targets(np.arange(len(self.addr)), self.txt)
+        if got is None:
+            return None
+        k, t = got
+        return self.addr[k], t + self.shift[k]
 
 
 def _isin_sorted(x: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
@@ -298,16 +329,17 @@ def _empty_insns() -> np.ndarray:
     return np.zeros(0, INSN)
 
 
-def _no_branches() -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros(0, np.int64), np.zeros(0, np.int64)
+def _no_branches() -> _Branches:
+    z = np.zeros(0, np.int64)
+    return _Branches(z, np.zeros((0, _OPS_KEPT), np.uint8), z)
 
 
 def _disasm(
     csh: object, code: bytes, addr: int
 ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray | None]] | None:
     """The instructions capstone decodes linearly from the start of
-    ``code`` (up to its invalid bytes) as INSN records, and the (address,
-    target) of the direct branches among them; read as columns of the
+    ``code`` (up to its invalid bytes) as INSN records, and the branch
+    rows among them (_branch_rows); read as columns of the
     ``cs_insn`` array, no object per instruction."""
     ptr = ctypes.POINTER(capstone._cs_insn)()
     cnt = capstone._cs.cs_disasm(csh, code, len(code), addr, 0, ctypes.byref(ptr))
@@ -320,7 +352,7 @@ def _disasm(
         out["address"] = rec["address"]
         out["size"] = rec["size"]
         out["id"] = rec["id"]
-        branches = _direct_branches(rec)
+        branches = _branch_rows(rec)
         del rec
     finally:
         capstone._cs.cs_free(ptr, cnt)
