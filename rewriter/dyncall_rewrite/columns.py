@@ -312,6 +312,21 @@ def unique_sorted(x: np.ndarray) -> np.ndarray:
     return xs[keep]
 
 
+def _straddles(img: Image, addr: np.ndarray, n: int) -> np.ndarray:
+    """relax._straddles over a column: a function symbol starts inside
+    [addr, addr+n)."""
+    fs = img.func_starts_array
+    k = np.searchsorted(fs, addr, side="right")
+    return (k < len(fs)) & (fs[np.minimum(k, max(len(fs) - 1, 0))] < addr + n) if len(fs) else addr < 0
+
+
+def _isin(x: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    if not len(sorted_set):
+        return np.zeros(len(x), bool)
+    j = np.searchsorted(sorted_set, x)
+    return sorted_set[np.minimum(j, len(sorted_set) - 1)] == x
+
+
 def _has_duplicates(x: np.ndarray) -> bool:
     s = np.sort(x)
     return bool((s[1:] == s[:-1]).any())
@@ -425,10 +440,13 @@ def relax_columns(img: Image, an: Analysis, opts: object) -> ColumnRelax | None:
         const = kf & abi.DYNCALL_KEY_CONST != 0
         init = (kf & abi.DYNCALL_KEY_ESCAPES == 0) & (fl & abi.DYNCALL_SITE_FRESH != 0)
         can &= const | (init if opts.resolve_initializers else False)  # type: ignore[attr-defined]
+        can &= ~_isin(tg, np.sort(cols.tramp))  # a key holding a trampoline: left to the runtime
         can &= img.file_offsets(tg, 1, exec_only=True) >= 0
         can &= hooks.branch_in_range(cols.tramp, tg)
+        ssz = be.site_size
+        can &= ~_straddles(img, cols.tramp, ssz)
         patch_site = (site != 0) & be.patches_sites
-        can &= ~patch_site | hooks.branch_in_range(site, tg)
+        can &= ~patch_site | (hooks.branch_in_range(site, tg) & ~_straddles(img, site, ssz))
         ix = np.flatnonzero(can)
         fo = img.file_offsets(cols.addr[ix] + abi.SITE_OFF_FLAGS, 2)
         to = img.file_offsets(cols.tramp[ix], 5)
@@ -484,6 +502,17 @@ def _paddings(img: Image, be: object, cols: SiteColumns) -> tuple[np.ndarray, ..
     for i in np.flatnonzero(hi > lo).tolist():
         src = b_addr[lo[i] : hi[i]]
         bad[i] = bool(((src >= func[i]) & (src < site[i] + ssz)).any())
+    # Runs overlapping what an entry owns (relax._owned_ranges) or holding
+    # a key's link-time value inside (relax._inside).
+    own_s = np.concatenate([cols.tramp - be.tramp_pad, cols.c_addr])  # type: ignore[attr-defined]
+    own_e = np.concatenate([cols.tramp + np.maximum(cols.tramp_size, ssz), cols.c_addr + cols.c_len])
+    o = np.argsort(own_s, kind="stable")
+    own_s, own_reach = own_s[o], np.maximum.accumulate(own_e[o])
+    k = np.searchsorted(own_s, start + length, side="left")
+    bad |= (k > 0) & (own_reach[np.maximum(k - 1, 0)] > start)
+    lt = np.sort(cols.target[cols.target != 0])
+    j = np.searchsorted(lt, start, side="right")
+    bad |= (j < len(lt)) & (lt[np.minimum(j, max(len(lt) - 1, 0))] < start + length) if len(lt) else False
     # Other labelled decodes [f, s) with f != func crossing the run.
     all_lab = (cols.site != 0) & (cols.func != 0)
     f_all, s_all = cols.func[all_lab], cols.site[all_lab]

@@ -116,6 +116,10 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
         (i.entry.func, i.entry.site) for i in an.sites if i.valid and i.entry.site and i.entry.func
     )
     reach = list(itertools.accumulate((sp[1] for sp in spans), max))
+    live = [i for i in an.sites if i.valid and i.tramp is not None]
+    owned = _owned_ranges(be, live)
+    link_targets = sorted({i.target for i in live if i.target is not None})
+    tramp_addrs = {i.entry.tramp for i in live}
     touched: dict[int, SiteInfo] = {}  # entries written, by index
     resolved: set[int] = set()  # indexes of the entries resolved here
     pads: list[tuple[int, int]] = []  # NOP runs rewritten: (start, length)
@@ -139,6 +143,8 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
                     and old != new
                     and not any(start < t < start + length for t in be.branch_targets(info.stream))
                     and not _decoded_elsewhere(spans, reach, start, length, e.func)
+                    and not owned.overlaps(start, start + length)
+                    and not _inside(link_targets, start, start + length)
                 ):
                     _write(img, res, start, old, new, "padding")
                     res.padding += 1
@@ -147,6 +153,7 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
             opts.resolve
             and not e.flags & abi.DYNCALL_SITE_RESOLVED
             and _resolvable(info, opts)
+            and info.target not in tramp_addrs
             and _resolve(img, an, res, info)
         ):
             touched[e.index] = info
@@ -191,7 +198,8 @@ def _relax_columns(img: Image, an: Analysis, opts: RelaxOptions) -> RelaxResult 
     if facts is not None:
         an2 = check(out, be2, facts=facts)
         if an2 is not None and _as_expected(an, an2, cr):
-            res.analysis, res.verified = an2, "incremental"
+            vars(an).update(vars(an2))  # ``analysis`` now describes the output
+            res.analysis, res.verified = an, "incremental"
             return res
     an2 = check(out, be2, columns=False)
     if an2.errors:
@@ -200,7 +208,8 @@ def _relax_columns(img: Image, an: Analysis, opts: RelaxOptions) -> RelaxResult 
             "relaxed image fails check (not written): " + an2.errors[0].format(img.path).split(": ", 1)[1],
             path=img.path,
         )
-    res.analysis, res.verified = an2, "full"
+    vars(an).update(vars(an2))
+    res.analysis, res.verified = an, "full"
     return res
 
 
@@ -235,6 +244,14 @@ def _output_facts(img: Image, an: Analysis, cr: ColumnRelax) -> CodeFacts | None
         covered = (j >= 0) & (a[jj] + sz[jj] > addr + 1)
         if len(a) and not ((a[jj] == addr) & (sz[jj] == new.shape[1]))[covered].all():
             return None
+    # No decoded instruction may run into a rewritten run from before it
+    # (its bytes would change).
+    if cr.runs:
+        st = np.array([r[0] for r in cr.runs], np.int64)
+        j = np.searchsorted(a, st, side="left") - 1
+        jj = np.maximum(j, 0)
+        if len(a) and ((j >= 0) & (a[jj] + sz[jj] > st)).any():
+            return None
     decoded: dict[int, np.ndarray] = {}
     for _s0, n in cr.runs:
         if n not in decoded:
@@ -242,7 +259,10 @@ def _output_facts(img: Image, an: Analysis, cr: ColumnRelax) -> CodeFacts | None
             if d is None:
                 return None
             decoded[n] = d
-    return facts.replaced(cr.runs, decoded)
+    # The branch targets relax changed are not tracked: the output's
+    # analysis answers instruction boundaries only (a later relax on it
+    # that needs branch targets takes the object path).
+    return facts.replaced(cr.runs, decoded).without_branches()
 
 
 def _as_expected(an: Analysis, an2: Analysis, cr: ColumnRelax) -> bool:
@@ -450,6 +470,52 @@ class _Intervals:
         return False
 
 
+class _Ranges:
+    """Byte ranges [start, end) sorted by start, with the running maximum
+    of their ends: does any of them overlap [a, b)?  Exact for any ranges
+    (columns._paddings asks the same question over columns)."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        ranges.sort()
+        self.starts = [r[0] for r in ranges]
+        self.reach = list(itertools.accumulate((r[1] for r in ranges), max))
+
+    def overlaps(self, a: int, b: int) -> bool:
+        k = bisect.bisect_left(self.starts, b)
+        return k > 0 and self.reach[k - 1] > a
+
+
+def _owned_ranges(be: Backend, live: list[SiteInfo]) -> _Ranges:
+    """What entries own in the code: every trampoline (with its padding)
+    and every site or caller instruction (check's overlap intervals).  A
+    NOP run overlapping one is not rewritten: that byte belongs to (or is
+    the operand of) an instruction another write may change."""
+    n = be.site_size
+    out = [
+        (i.entry.tramp - be.tramp_pad, i.entry.tramp + max(i.tramp.size, n))
+        for i in live
+        if i.tramp is not None
+    ]
+    out += [(b.addr, b.addr + b.length) for i in live for b in i.callers]
+    return _Ranges(out)
+
+
+def _straddles(img: Image, addr: int, n: int) -> bool:
+    """Does a function symbol start inside the instruction [addr, addr+n)?
+    Its bytes are then also that function's code, decoded from there: a
+    write would change it (the object and columnar paths both refuse)."""
+    fs = img._func_starts
+    k = bisect.bisect_right(fs, addr)
+    return k < len(fs) and fs[k] < addr + n
+
+
+def _inside(sorted_values: list[int], a: int, b: int) -> bool:
+    """Does a value lie strictly inside (a, b)?  (A key's link-time value
+    inside a NOP run is a branch target there once resolved.)"""
+    k = bisect.bisect_right(sorted_values, a)
+    return k < len(sorted_values) and sorted_values[k] < b
+
+
 def _decoded_elsewhere(spans: list[tuple[int, int]], reach: list[int], addr: int, n: int, func: int) -> bool:
     """Does the decode range [f, site) of another labelled site, from a
     function start ``f != func``, overlap the NOP run [addr, addr+n)?  That
@@ -524,13 +590,13 @@ def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> bool
     if not img.is_exec(target):
         return False
     tramp_new = be.encode_branch("jmp", e.tramp, target)
-    if tramp_new is None:
+    if tramp_new is None or _straddles(img, e.tramp, len(tramp_new)):
         return False
     site_new = None
     if e.site and be.patches_sites:
         op = be.site_op(e.kind)
         site_new = be.encode_branch(op, e.site, target)
-        if site_new is None:
+        if site_new is None or _straddles(img, e.site, len(site_new)):
             return False
     n = len(tramp_new)
     toff = img.offset(e.tramp, n)

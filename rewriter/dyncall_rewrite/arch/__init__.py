@@ -144,6 +144,10 @@ class CodeFacts:
         # NOP runs hold no branch: the branches are unchanged.
         return CodeFacts(self.is_start, ins, self.hooks, self.branches, self.asked)
 
+    def without_branches(self) -> CodeFacts:
+        """The same boundaries, with the branch targets unknown."""
+        return CodeFacts(self.is_start, self.insns, self.hooks, _UnknownBranches(), self.asked)
+
     def branch_targets(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(address, target) of every decoded direct branch, sorted by
         target; None when the backend cannot tell."""
@@ -155,6 +159,11 @@ class CodeFacts:
             order = np.argsort(tg, kind="stable")
             self._targets = (a[order], tg[order])
         return self._targets
+
+
+class _UnknownBranches:
+    def direct(self) -> None:
+        return None
 
 
 class ColumnHooks(ABC):

@@ -68,6 +68,11 @@ _I8 = struct.Struct("<b")
 _REL32_RE = re.compile(rb"(?<!\xcc\xcc\xcc)[\xe8\xe9]|\x0f[\x80-\x8f]", re.DOTALL)
 _REL8_RE = re.compile(rb"[\x70-\x7f\xeb]", re.DOTALL)
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+# Concatenated code is decoded at this base plus its buffer offset: capstone
+# prints a direct branch's target in decimal below 10 and wraps a target
+# below 0 to 16 hex digits; at this base every target of a rel32 branch is
+# printed as "0x" and 11 hex digits.
+DECODE_BIAS = 1 << 40
 
 # capstone's cs_insn record, unpacked in bulk: id, address, size.
 _INSN_SIZE = ctypes.sizeof(capstone._cs_insn)
@@ -423,9 +428,13 @@ class X86_64(Backend):
             addrs = q[_ADDR_OFF // 8 :: _INSN_SIZE // 8].tolist()
         return addrs, addrs[-1] + _U16.unpack_from(raw, (cnt - 1) * _INSN_SIZE + _SIZE_OFF)[0]
 
-    def _disasm(self, code: bytes, base: int, targets_too: bool = True) -> tuple[list[Insn], dict[int, int]]:
+    def _disasm(
+        self, code: bytes, base: int, targets_too: bool = True, bias: int = 0
+    ) -> tuple[list[Insn], dict[int, int]]:
         """(capstone insn id, address, size) of every instruction capstone
         decodes linearly from the start of ``code`` (stops at invalid bytes).
+        ``bias``: capstone decodes at ``base + bias`` and the addresses and
+        targets are returned without it (DECODE_BIAS: see there).
 
         Goes through capstone's C ``cs_disasm`` and unpacks the returned
         ``cs_insn`` array in bulk: the Python binding's per-instruction
@@ -438,7 +447,9 @@ class X86_64(Backend):
         while pos < n:
             ptr = ctypes.POINTER(capstone._cs_insn)()
             chunk = code[pos : pos + _CHUNK]
-            cnt = capstone._cs.cs_disasm(self._md.csh, chunk, len(chunk), base + pos, 0, ctypes.byref(ptr))
+            cnt = capstone._cs.cs_disasm(
+                self._md.csh, chunk, len(chunk), base + bias + pos, 0, ctypes.byref(ptr)
+            )
             if cnt <= 0:
                 break
             try:
@@ -446,12 +457,14 @@ class X86_64(Backend):
             finally:
                 capstone._cs.cs_free(ptr, cnt)
             recs = list(_INSN_REC.iter_unpack(raw))
+            if bias:
+                recs = [(i, a - bias, n) for i, a, n in recs]
             for k in _branch_indexes(recs) if targets_too else ():
                 # direct branch: keep its target (op_str is "0x...")
                 o = k * _INSN_SIZE + _OPSTR_OFF
                 op = raw[o : raw.index(b"\0", o)]
                 if op.startswith(b"0x"):
-                    targets[recs[k][1]] = int(op, 16)
+                    targets[recs[k][1]] = int(op, 16) - bias
             out.extend(recs)
             _, last_a, last_sz = recs[-1]
             consumed = last_a + last_sz - (base + pos)
@@ -493,7 +506,7 @@ class X86_64(Backend):
                 continue
             lo_off = offs[i]
             window_end = max(lo_off + _WINDOW, lo_off + len(chunks[i]))
-            recs, btargets = self._disasm(buf[lo_off:window_end], lo_off)
+            recs, btargets = self._disasm(buf[lo_off:window_end], lo_off, bias=DECODE_BIAS)
             addrs = [r[1] for r in recs]
             decoded_end = recs[-1][1] + recs[-1][2] if recs else lo_off
             j = i

@@ -23,6 +23,7 @@ from dyncall_rewrite.arch.x86_64 import (
     _CHUNK,
     _INSN_SIZE,
     _OPSTR_OFF,
+    DECODE_BIAS,
     MAX_SITE_PADDING,
     OP_CALL_REL32,
     OP_INT3,
@@ -217,10 +218,12 @@ class X86_64Columns(ColumnHooks):
         p = 0
         while p < total:
             chunk = buf[p : p + _CHUNK]
-            got = _disasm(csh, chunk, p)
+            got = _disasm(csh, chunk, DECODE_BIAS + p)
             if got is None:
                 return None
             recs, (b_addr, b_txt) = got
+            recs["address"] -= DECODE_BIAS
+            b_addr -= DECODE_BIAS
             a = recs["address"]
             last_end = int(a[-1]) + int(recs["size"][-1])
             at_end = p + len(chunk) >= total
@@ -304,8 +307,8 @@ _HEX[np.frombuffer(b"abcdef", np.uint8)] = np.arange(10, 16)
 
 
 class _Branches:
-    """The decoded branch rows; their targets (decoded at buffer offsets:
-    ``shift`` moves them to addresses) parsed on first use."""
+    """The decoded branch rows; their targets (decoded at DECODE_BIAS plus
+    buffer offsets: ``shift`` moves them to addresses) parsed on first use."""
 
     def __init__(self, addr: np.ndarray, txt: np.ndarray, shift: np.ndarray) -> None:
         self.addr, self.txt, self.shift = addr, txt, shift
@@ -315,7 +318,7 @@ class _Branches:
         if got is None:
             return None
         k, t = got
-        return self.addr[k], t + self.shift[k]
+        return self.addr[k], t - DECODE_BIAS + self.shift[k]
 
 
 def _isin_sorted(x: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
