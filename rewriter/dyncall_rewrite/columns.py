@@ -201,7 +201,8 @@ def check_columns(
     has_site = site != 0
     labelled = has_site & (func != 0)
     op, starget = hooks.sites(site)
-    ok_site = (op == kind) & ((starget == tramp) | (resolved & (starget == tc.branch)))
+    want = hooks.site_ops(kind)
+    ok_site = (op == want) & ((starget == tramp) | (resolved & (starget == tc.branch)))
     ok_site &= hooks.site_alignment_ok(site, labelled)
     span = site - func
     ok_site &= ~labelled | (img.mapped_mask(func) & (span >= 0) & (span <= MAX_FUNC_SPAN))
@@ -240,7 +241,7 @@ def check_columns(
     keep = facts.is_start[nl + nf :]
     ca, cop, ct = ca[keep], cop[keep], ct[keep]
     c_ent = order[np.searchsorted(tr_sorted, ct)]
-    if not (cop == kind[c_ent]).all() or not hooks.site_alignment_ok(ca, np.zeros(len(ca), bool)).all():
+    if not (cop == want[c_ent]).all() or not hooks.site_alignment_ok(ca, np.zeros(len(ca), bool)).all():
         return None
     counts = np.bincount(c_ent, minlength=n)
     if (counts[discover] == 0).any():
@@ -449,22 +450,20 @@ def relax_columns(img: Image, an: Analysis, opts: object) -> ColumnRelax | None:
         can &= ~patch_site | (hooks.branch_in_range(site, tg) & ~_straddles(img, site, ssz))
         ix = np.flatnonzero(can)
         fo = img.file_offsets(cols.addr[ix] + abi.SITE_OFF_FLAGS, 2)
-        to = img.file_offsets(cols.tramp[ix], 5)
+        to = img.file_offsets(cols.tramp[ix], ssz)
         if (fo < 0).any() or (to < 0).any():
             return None
         newf = fl[ix] | abi.DYNCALL_SITE_RESOLVED
         w.add("flags", 2, ix, cols.addr[ix] + abi.SITE_OFF_FLAGS, gather(u8, fo, 2), le_bytes(newf, 2))
-        old_t = gather(u8, to, 5)
-        new_t = old_t.copy()
-        new_t[:, 1:] = le_bytes(tg[ix] - (cols.tramp[ix] + 5), 4)
+        old_t = gather(u8, to, ssz)
+        new_t = hooks.encode_branches(np.full(len(ix), OP_JMP), cols.tramp[ix], tg[ix], old_t)
         w.add("trampoline", 3, ix, cols.tramp[ix], old_t, new_t)
         sx = ix[patch_site[ix]]
-        so = img.file_offsets(site[sx], 5)
+        so = img.file_offsets(site[sx], ssz)
         if (so < 0).any():
             return None
-        old_s = gather(u8, so, 5)
-        new_s = old_s.copy()
-        new_s[:, 1:] = le_bytes(tg[sx] - (site[sx] + 5), 4)
+        old_s = gather(u8, so, ssz)
+        new_s = hooks.encode_branches(hooks.site_ops(cols.kind[sx]), site[sx], tg[sx], old_s)
         ch = (old_s != new_s).any(axis=1)
         w.add("site", 4, sx[ch], site[sx][ch], old_s[ch], new_s[ch])
         flags[ix] = newf

@@ -215,10 +215,12 @@ def _relax_columns(img: Image, an: Analysis, opts: RelaxOptions) -> RelaxResult 
 
 def _output_facts(img: Image, an: Analysis, cr: ColumnRelax) -> CodeFacts | None:
     """The instruction boundaries of relax's output, from the input's
-    decode: valid when every code write is inside the operand of a
-    decoded ``call``/``jmp`` rel32 (the trampolines' and sites' branches)
-    or replaces a whole NOP run by bytes that decode to whole instructions
-    covering exactly that run; table writes must not be code."""
+    decode: valid when every code write leaves the instruction boundaries
+    unchanged (ColumnHooks.rewrite_keeps_decode: x86-64, inside the operand
+    of a decoded ``call``/``jmp`` rel32, the trampolines' and sites'
+    branches) or replaces a whole NOP run by bytes that decode to whole
+    instructions covering exactly that run; table writes must not be code
+    (ColumnHooks.table_writes_keep_decode)."""
     cols = an.columns
     assert cols is not None
     facts = cols.facts
@@ -227,7 +229,10 @@ def _output_facts(img: Image, an: Analysis, cr: ColumnRelax) -> CodeFacts | None
         return None
     for seg in img.segments:
         if seg.flags & PF_X and seg.vaddr < sec.addr + sec.size and sec.addr < seg.end:
-            return None
+            table = [(r[3], r[4], r[5]) for r in cr.writes.rows if r[0] in ("site-field", "flags")]
+            if not cols.hooks.table_writes_keep_decode(facts, table):
+                return None
+            break
     a = facts.insns["address"].astype(np.int64)
     sz = facts.insns["size"].astype(np.int64)
     for what, _o, _e, addr, old, new in cr.writes.rows:
@@ -235,14 +240,7 @@ def _output_facts(img: Image, an: Analysis, cr: ColumnRelax) -> CodeFacts | None
             continue
         if what == "padding":
             continue  # whole NOP instructions of the decode (columns._paddings)
-        if (old[:, 0] != new[:, 0]).any():
-            return None  # only the operand may change
-        # The decoded instruction covering the operand's last byte, if any,
-        # must be this 5-byte branch.
-        j = np.searchsorted(a, addr + 4, side="right") - 1
-        jj = np.maximum(j, 0)
-        covered = (j >= 0) & (a[jj] + sz[jj] > addr + 1)
-        if len(a) and not ((a[jj] == addr) & (sz[jj] == new.shape[1]))[covered].all():
+        if not cols.hooks.rewrite_keeps_decode(facts, addr, old, new):
             return None
     # No decoded instruction may run into a rewritten run from before it
     # (its bytes would change).

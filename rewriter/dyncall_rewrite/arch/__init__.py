@@ -214,6 +214,32 @@ class ColumnHooks(ABC):
         """The instructions of ``code`` at ``addr`` (same record type as
         CodeFacts.insns), None unless they cover it exactly."""
 
+    def site_ops(self, kind: np.ndarray) -> np.ndarray:
+        """Backend.site_op(kind) of each entry, as op codes (1 call, 2 jmp)."""
+        return kind
+
+    @abstractmethod
+    def encode_branches(
+        self, op: np.ndarray, at: np.ndarray, target: np.ndarray, old: np.ndarray
+    ) -> np.ndarray:
+        """Backend.encode_branch(op, at, target) per row, as (n, site_size)
+        bytes, where ``old`` (the bytes replaced) holds the branch check
+        verified and branch_in_range(at, target) holds."""
+
+    def rewrite_keeps_decode(
+        self, facts: CodeFacts, addr: np.ndarray, old: np.ndarray, new: np.ndarray
+    ) -> bool:
+        """Do writes of ``new`` over ``old`` at ``addr`` (a trampoline's or
+        site's branch) leave every instruction boundary ``facts`` holds
+        unchanged?  (relax reuses the input's decode for its output.)"""
+        return False
+
+    def table_writes_keep_decode(self, facts: CodeFacts, writes: list[tuple[np.ndarray, ...]]) -> bool:
+        """The same for the (addr, old, new) writes to the table fields
+        (``site``, ``flags``; maybe none), asked when __dyncall_sites lies
+        in an executable segment."""
+        return False
+
 
 class Backend(ABC):
     """The per-arch contract (x86_64.py is the reference implementation)."""

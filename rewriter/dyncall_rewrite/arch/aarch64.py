@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import capstone
 
-from dyncall_rewrite.arch import EM_AARCH64, Branch, Trampoline
+from dyncall_rewrite.arch import EM_AARCH64, Branch, ColumnHooks, Trampoline
 from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
 from dyncall_rewrite.elf import PF_X, Image
 
@@ -69,6 +69,11 @@ class AArch64(FixedWidthBackend):
 
     def __init__(self, image: Image) -> None:
         super().__init__(image)
+
+    def column_hooks(self) -> ColumnHooks:
+        from dyncall_rewrite.arch.aarch64_columns import AArch64Columns
+
+        return AArch64Columns(self)
 
     # -- trampolines ----------------------------------------------------
     def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import capstone
 
-from dyncall_rewrite.arch import EM_PPC64, Branch, Trampoline
+from dyncall_rewrite.arch import EM_PPC64, Branch, ColumnHooks, Trampoline
 from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
 from dyncall_rewrite.elf import PF_X, Image
 
@@ -84,6 +84,11 @@ class PPC64LE(FixedWidthBackend):
 
     def __init__(self, image: Image) -> None:
         super().__init__(image)
+
+    def column_hooks(self) -> ColumnHooks:
+        from dyncall_rewrite.arch.ppc64le_columns import PPC64LEColumns
+
+        return PPC64LEColumns(self)
 
     def site_op(self, kind: int) -> str:
         return "call"  # `bl tramp; nop` whatever the kind (abi.md)

@@ -31,7 +31,7 @@ from dyncall_rewrite.arch.x86_64 import (
     SLOW_PLAIN,
     X86_64,
 )
-from dyncall_rewrite.columns import unique_sorted
+from dyncall_rewrite.columns import le_bytes, unique_sorted
 
 # capstone's cs_insn records as a numpy structured type (columns, no copy).
 _INSN_DTYPE = np.dtype(
@@ -266,6 +266,28 @@ class X86_64Columns(ColumnHooks):
             start = np.where(step, a[jj], start)
             live &= step
         return start, total
+
+    def encode_branches(
+        self, op: np.ndarray, at: np.ndarray, target: np.ndarray, old: np.ndarray
+    ) -> np.ndarray:
+        """The verified ``call``/``jmp`` rel32 (opcode byte kept) with a new rel32."""
+        new = old.copy()
+        new[:, 1:] = le_bytes(target - (at + 5), 4)
+        return new
+
+    def rewrite_keeps_decode(
+        self, facts: CodeFacts, addr: np.ndarray, old: np.ndarray, new: np.ndarray
+    ) -> bool:
+        """Only the operand changes, and the decoded instruction covering
+        the operand's last byte, if any, is this 5-byte branch."""
+        if (old[:, 0] != new[:, 0]).any():
+            return False  # only the operand may change
+        a = facts.insns["address"].astype(np.int64)
+        sz = facts.insns["size"].astype(np.int64)
+        j = np.searchsorted(a, addr + 4, side="right") - 1
+        jj = np.maximum(j, 0)
+        covered = (j >= 0) & (a[jj] + sz[jj] > addr + 1)
+        return not (len(a) and not ((a[jj] == addr) & (sz[jj] == new.shape[1]))[covered].all())
 
     def decode_bytes(self, code: bytes, addr: int) -> np.ndarray | None:
         got = _disasm(self.be._md.csh, code, addr)
