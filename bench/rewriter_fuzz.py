@@ -3,13 +3,15 @@
 
 Builds seed binaries from hand-written ABI assembly (rewriter/tests/dcgen.py:
 Clang and GCC style, plain and retpoline, PIE, non-PIE, shared) and, when
-the plugins are built, real programs from the Clang and GCC plugins; then
+the plugins are built, real programs from the Clang and GCC plugins, for
+x86-64 and (with the cross runtimes) aarch64 and ppc64le; then
 mutates them (rewriter/tests/fuzzlib.py: bit flips and stores on the tables,
 trampolines, sites and relocations, random table fields, truncation, ELF
 header bytes) and runs check + relax on each case in-process.  Every case
 must end with exit status 0 or 1, at most one ``dyncall-rewrite: error:``
-line, no internal error, no hang, an unmodified input, and a relax output
-that passes check.
+line, no internal error, no hang, an unmodified input, a relax output that
+passes check, and the columnar fast path agreeing with the object path
+(rewriter/tests/differential.py).
 
     python3 bench/rewriter_fuzz.py [--cases 10000] [--seed N] [--build DIR]
 """
@@ -59,6 +61,27 @@ def real_programs(work: str, build: str) -> list[str]:
     return out
 
 
+def cross_programs(work: str, build: str) -> list[str]:
+    """aarch64 and ppc64le programs built with the real plugins (Clang and
+    the Debian cross GCCs, test_arch_cross.build), when the cross runtimes
+    and compilers exist."""
+    os.environ.setdefault("DYNCALL_BUILD", build)
+    import test_arch_cross as xc
+
+    out = []
+    for arch in ("aarch64", "ppc64le"):
+        for compiler in ("clang", "gcc"):
+            if xc._have(arch, compiler) is not None:
+                continue
+            d = os.path.join(work, f"x-{arch}-{compiler}")
+            os.makedirs(d, exist_ok=True)
+            try:
+                out.append(xc.build(os.path.join(d, f"{arch}-{compiler}"), arch, compiler))
+            except subprocess.SubprocessError:
+                pass
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", type=int, default=10_000)
@@ -74,6 +97,7 @@ def main() -> None:
         dcgen.build(os.path.join(work, "g-strip"), style="gcc", strip=True, retpoline=True),
     ]
     seeds += real_programs(work, a.build)
+    seeds += cross_programs(work, a.build)
     print(f"seeds: {', '.join(os.path.basename(s) for s in seeds)}")
     t = time.perf_counter()
     res = fuzzlib.fuzz(seeds, a.cases, work, seed=a.seed)
