@@ -338,8 +338,9 @@ def _has_duplicates(x: np.ndarray) -> bool:
 
 @dataclass
 class Writes:
-    """Same-size writes as columns: address, file offset, old and new bytes
-    (one row per write of a given width), what, owning entry."""
+    """Same-size writes as columns: one row per kind of write (what, its
+    rank among an entry's writes in the object path, owning entries,
+    addresses, old and new bytes as (n, width) arrays)."""
 
     rows: list[tuple[str, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
 
@@ -481,8 +482,11 @@ def relax_columns(img: Image, an: Analysis, opts: object) -> ColumnRelax | None:
 
 def _paddings(img: Image, be: object, cols: SiteColumns) -> tuple[np.ndarray, ...] | None:
     """(entry, start, length) of the NOP runs relax may rewrite: the
-    padding before a labelled site that no decoded branch targets inside
-    and no other labelled site's decode crosses (relax._decoded_elsewhere)."""
+    padding before a labelled site that no decoded branch of its function
+    targets inside, that overlaps no trampoline, site or caller
+    (relax._owned_ranges), that holds no key's link-time value inside
+    (relax._inside), and that no other labelled site's decode crosses
+    (relax._decoded_elsewhere).  None when the branch targets are unknown."""
     lab = np.flatnonzero((cols.site != 0) & (cols.func != 0))
     site, func = cols.site[lab], cols.func[lab]
     start, length = cols.hooks.nop_paddings(cols.facts, site, func)
