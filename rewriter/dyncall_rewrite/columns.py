@@ -469,9 +469,16 @@ def relax_columns(img: Image, an: Analysis, opts: object) -> ColumnRelax | None:
         w.add("site", 4, sx[ch], site[sx][ch], old_s[ch], new_s[ch])
         flags[ix] = newf
         resolved_n = len(ix)
-    # Apply (distinct byte ranges: the check proved trampolines, sites
-    # and table entries disjoint; NOP runs are whole instructions of their
-    # function before its site).
+    # Apply.  The byte ranges are distinct (the check proved trampolines,
+    # sites and table entries disjoint; _paddings keeps NOP runs off them);
+    # checked anyway, since overlapping writes applied by kind would not be
+    # what the object path, writing entry by entry, does.
+    if w.rows:
+        w_s = np.concatenate([r[3] for r in w.rows])
+        w_e = np.concatenate([r[3] + r[5].shape[1] for r in w.rows])
+        o = np.argsort(w_s, kind="stable")
+        if len(o) > 1 and (w_s[o][1:] < np.maximum.accumulate(w_e[o])[:-1]).any():
+            return None
     out8 = np.frombuffer(data, np.uint8)
     for _what, _o, _e, a, _old, new in w.rows:
         offs = img.file_offsets(a, new.shape[1])
