@@ -321,7 +321,8 @@ def _straddles(img: Image, addr: np.ndarray, n: int) -> np.ndarray:
     return (k < len(fs)) & (fs[np.minimum(k, max(len(fs) - 1, 0))] < addr + n) if len(fs) else addr < 0
 
 
-def _isin(x: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+def isin_sorted(x: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Membership of each x in a sorted array (np.isin without its sort)."""
     if not len(sorted_set):
         return np.zeros(len(x), bool)
     j = np.searchsorted(sorted_set, x)
@@ -442,7 +443,7 @@ def relax_columns(img: Image, an: Analysis, opts: object) -> ColumnRelax | None:
         const = kf & abi.DYNCALL_KEY_CONST != 0
         init = (kf & abi.DYNCALL_KEY_ESCAPES == 0) & (fl & abi.DYNCALL_SITE_FRESH != 0)
         can &= const | (init if opts.resolve_initializers else False)  # type: ignore[attr-defined]
-        can &= ~_isin(tg, np.sort(cols.tramp))  # a key holding a trampoline: left to the runtime
+        can &= ~isin_sorted(tg, np.sort(cols.tramp))  # a key holding a trampoline: left to the runtime
         can &= img.file_offsets(tg, 1, exec_only=True) >= 0
         can &= hooks.branch_in_range(cols.tramp, tg)
         ssz = be.site_size

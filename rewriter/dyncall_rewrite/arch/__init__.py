@@ -84,6 +84,11 @@ def _addr(r: Insn) -> int:
     return r[1]
 
 
+# What the columns keep of each decoded instruction (CodeFacts.insns), for
+# every backend.
+INSN_RECORD = np.dtype([("address", "<i8"), ("size", "<i4"), ("id", "<u4")])
+
+
 @dataclass(slots=True)
 class TrampColumns:
     """trampoline_fast() over a column of trampoline addresses."""
@@ -146,7 +151,7 @@ class CodeFacts:
 
     def without_branches(self) -> CodeFacts:
         """The same boundaries, with the branch targets unknown."""
-        return CodeFacts(self.is_start, self.insns, self.hooks, _UnknownBranches(), self.asked)
+        return CodeFacts(self.is_start, self.insns, self.hooks, UnknownBranches(), self.asked)
 
     def branch_targets(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(address, target) of every decoded direct branch, sorted by
@@ -161,7 +166,9 @@ class CodeFacts:
         return self._targets
 
 
-class _UnknownBranches:
+class UnknownBranches:
+    """No known direct branch targets (CodeFacts.branches)."""
+
     def direct(self) -> None:
         return None
 

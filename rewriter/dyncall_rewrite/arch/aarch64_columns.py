@@ -30,15 +30,10 @@ from dyncall_rewrite.arch.fixed32_columns import (
     OP_NONE,
     OP_OTHER,
     Fixed32Columns,
-    isin_sorted,
+    fits_branch,
     sext,
 )
-from dyncall_rewrite.columns import le_bytes
-
-
-def _fits26(at: np.ndarray, dest: np.ndarray) -> np.ndarray:
-    d = dest - at
-    return (d % 4 == 0) & (d >= -REACH) & (d < REACH)
+from dyncall_rewrite.columns import isin_sorted, le_bytes
 
 
 class AArch64Columns(Fixed32Columns):
@@ -71,7 +66,7 @@ class AArch64Columns(Fixed32Columns):
 
     def branch_in_range(self, at: np.ndarray, target: np.ndarray) -> np.ndarray:
         """AArch64.encode_branch is not None: aligned, within +-128 MiB."""
-        return (at % WORD == 0) & _fits26(at, target)
+        return (at % WORD == 0) & fits_branch(at, target, REACH)
 
     def encode_branches(
         self, op: np.ndarray, at: np.ndarray, target: np.ndarray, old: np.ndarray

@@ -23,16 +23,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dyncall_rewrite.arch import CodeFacts, ColumnHooks
+from dyncall_rewrite.arch import INSN_RECORD, CodeFacts, ColumnHooks, UnknownBranches
 from dyncall_rewrite.arch.fixed32 import WORD
 from dyncall_rewrite.columns import unique_sorted
 
 if TYPE_CHECKING:
     from dyncall_rewrite.arch.fixed32 import FixedWidthBackend
 
-# What the columns keep of each instruction (CodeFacts.insns; the record
-# type of x86_64_columns.INSN).
-INSN = np.dtype([("address", "<i8"), ("size", "<i4"), ("id", "<u4")])
+INSN = INSN_RECORD
 OP_NONE, OP_CALL, OP_JMP, OP_OTHER = 0, 1, 2, 3  # OP_OTHER: a direct branch that is not patchable
 _SANE = 1 << 62  # addresses beyond this are never mapped (and a + n cannot wrap)
 
@@ -43,18 +41,11 @@ def sext(v: np.ndarray, bits: int) -> np.ndarray:
     return v - ((v >> (bits - 1)) << bits)
 
 
-def isin_sorted(x: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    if not len(sorted_set):
-        return np.zeros(len(x), bool)
-    j = np.searchsorted(sorted_set, x)
-    return sorted_set[np.minimum(j, len(sorted_set) - 1)] == x
-
-
-class _UnknownBranches:
-    """No decoded branch targets (no NOP padding to protect on these arches)."""
-
-    def direct(self) -> None:
-        return None
+def fits_branch(at: np.ndarray, dest: np.ndarray, reach: int) -> np.ndarray:
+    """A word-aligned displacement in [-reach, reach): the fits26/fits24
+    of aarch64.py/ppc64le.py over columns."""
+    d = dest - at
+    return (d % 4 == 0) & (d >= -reach) & (d < reach)
 
 
 class Fixed32Columns(ColumnHooks):
@@ -125,7 +116,7 @@ class Fixed32Columns(ColumnHooks):
         insns = np.zeros(len(starts), INSN)
         insns["address"] = starts
         insns["size"] = WORD
-        return CodeFacts(self.is_code_word(queries), insns, self, _UnknownBranches(), asked)
+        return CodeFacts(self.is_code_word(queries), insns, self, UnknownBranches(), asked)
 
     def nop_paddings(self, facts: CodeFacts, site: np.ndarray, func: np.ndarray) -> tuple[np.ndarray, ...]:
         """FixedWidthBackend.nop_padding: never any."""

@@ -17,7 +17,7 @@ from dyncall_rewrite.arch.fixed32_columns import (
     OP_NONE,
     OP_OTHER,
     Fixed32Columns,
-    isin_sorted,
+    fits_branch,
     sext,
 )
 from dyncall_rewrite.arch.ppc64le import (
@@ -39,12 +39,7 @@ from dyncall_rewrite.arch.ppc64le import (
     REACH,
     TRAMP_SIZE,
 )
-from dyncall_rewrite.columns import le_bytes
-
-
-def _fits24(at: np.ndarray, dest: np.ndarray) -> np.ndarray:
-    d = dest - at
-    return (d % 4 == 0) & (d >= -REACH) & (d < REACH)
+from dyncall_rewrite.columns import isin_sorted, le_bytes
 
 
 class PPC64LEColumns(Fixed32Columns):
@@ -123,7 +118,7 @@ class PPC64LEColumns(Fixed32Columns):
     def branch_in_range(self, at: np.ndarray, target: np.ndarray) -> np.ndarray:
         """PPC64LE.encode_branch is not None: T has the TOC prologue and its
         local entry T+8 is within +-32 MiB."""
-        return (at % WORD == 0) & self.has_toc_prologue(target) & _fits24(at, target + LOCAL_ENTRY)
+        return (at % WORD == 0) & self.has_toc_prologue(target) & fits_branch(at, target + LOCAL_ENTRY, REACH)
 
     def encode_branches(
         self, op: np.ndarray, at: np.ndarray, target: np.ndarray, old: np.ndarray

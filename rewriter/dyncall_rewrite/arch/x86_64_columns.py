@@ -17,7 +17,7 @@ import capstone
 import numpy as np
 from capstone import x86_const
 
-from dyncall_rewrite.arch import CodeFacts, ColumnHooks, TrampColumns
+from dyncall_rewrite.arch import INSN_RECORD, CodeFacts, ColumnHooks, TrampColumns
 from dyncall_rewrite.arch.x86_64 import (
     _BRANCH_IDS,
     _CHUNK,
@@ -31,7 +31,7 @@ from dyncall_rewrite.arch.x86_64 import (
     SLOW_PLAIN,
     X86_64,
 )
-from dyncall_rewrite.columns import le_bytes, unique_sorted
+from dyncall_rewrite.columns import isin_sorted, le_bytes, unique_sorted
 
 # capstone's cs_insn records as a numpy structured type (columns, no copy).
 _INSN_DTYPE = np.dtype(
@@ -47,8 +47,7 @@ _INSN_DTYPE = np.dtype(
         "itemsize": _INSN_SIZE,
     }
 )
-# What the columns keep of each decoded instruction (CodeFacts.insns).
-INSN = np.dtype([("address", "<i8"), ("size", "<i4"), ("id", "<u4")])
+INSN = INSN_RECORD
 _IS_BRANCH = np.zeros(max(_BRANCH_IDS) + 2, bool)
 _IS_BRANCH[sorted(_BRANCH_IDS)] = True
 _NOP = x86_const.X86_INS_NOP
@@ -116,19 +115,19 @@ class X86_64Columns(ColumnHooks):
             after_pad &= (c[np.maximum(p - 2, 0)] == OP_INT3) & (c[np.maximum(p - 3, 0)] == OP_INT3)
             p = p[~after_pad]
             t = base + p + 5 + i32_at(c, p + 1)
-            m = _isin_sorted(t, targets)
+            m = isin_sorted(t, targets)
             addr_l.append(base + p[m])
             op_l.append(np.where(c[p[m]] == OP_CALL_REL32, OP_CALL, OP_JMP))
             tgt_l.append(t[m])
             q = np.flatnonzero((c[: max(n - 5, 0)] == 0x0F) & (c[1 : max(n - 4, 1)] & 0xF0 == 0x80))
             t = base + q + 6 + i32_at(c, q + 2)
-            m = _isin_sorted(t, targets)
+            m = isin_sorted(t, targets)
             addr_l.append(base + q[m])
             op_l.append(np.full(int(m.sum()), OP_JCC))
             tgt_l.append(t[m])
             r = np.flatnonzero(((c[: max(n - 1, 0)] & 0xF0) == 0x70) | (c[: max(n - 1, 0)] == 0xEB))
             t = base + r + 2 + c[r + 1].view(np.int8).astype(np.int64)
-            m = _isin_sorted(t, targets)
+            m = isin_sorted(t, targets)
             addr_l.append(base + r[m])
             op_l.append(np.where(c[r[m]] == 0xEB, OP_JMP8, OP_JCC8))
             tgt_l.append(t[m])
@@ -234,7 +233,7 @@ class X86_64Columns(ColumnHooks):
             lo, hi = np.searchsorted(bstart, [p, stop], side="right")
             rs = bstart[lo:hi]
             if len(rs):
-                landed = _isin_sorted(rs, a)
+                landed = isin_sorted(rs, a)
                 if not landed.all():
                     stop = int(rs[np.argmin(landed)])
             if stop <= p:
@@ -341,13 +340,6 @@ class _Branches:
             return None
         k, t = got
         return self.addr[k], t - DECODE_BIAS + self.shift[k]
-
-
-def _isin_sorted(x: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    if not len(sorted_set):
-        return np.zeros(len(x), bool)
-    j = np.searchsorted(sorted_set, x)
-    return sorted_set[np.minimum(j, len(sorted_set) - 1)] == x
 
 
 def _empty_insns() -> np.ndarray:
