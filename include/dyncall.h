@@ -108,6 +108,7 @@ struct dyncall_key_info {
 int dyncall_key_info(const void *key, struct dyncall_key_info *out);
 
 #define DYNCALL_MAX_CALLS 8 /* call instructions recorded per trampoline */
+#define DYNCALL_MAX_TARGETS 4 /* targets one guarded site compares       */
 
 struct dyncall_site_info {
 	const void *site;     /* first known call/jmp instruction, or NULL    */
@@ -121,6 +122,12 @@ struct dyncall_site_info {
 	int kind;             /* DYNCALL_KIND_CALL / _TAIL (dyncall/abi.h)    */
 	unsigned flags;       /* enum dyncall_site_flags                      */
 	int discovering;      /* run-time discovery still active              */
+	/* A guarded site compares the loaded pointer with these targets, in
+	 * this order (the stored value of a variable key, then what the site
+	 * learned from its misses); megamorphic: it stopped learning. */
+	unsigned ntargets;
+	const void *targets[DYNCALL_MAX_TARGETS];
+	int megamorphic;
 };
 
 /* Call fn for every site of key, under the runtime lock (fn must not call
@@ -141,7 +148,7 @@ struct dyncall_stats {
 	uint64_t stubs;          /* stubs and thunks generated             */
 	uint64_t discoveries;    /* call instructions discovered           */
 	uint64_t verify_failures;/* discovery checks that failed           */
-	uint64_t guard_misses;   /* checking mode: stale calls seen        */
+	uint64_t guard_misses;   /* checking mode: calls through a stale key */
 	uint64_t stores;         /* stores that repatched                  */
 	uint64_t jump_to_self;   /* branch writes that needed jmp-to-self  */
 	/* Sites registered in the direct state dyncall-rewrite relax left
@@ -150,6 +157,12 @@ struct dyncall_stats {
 	 * `patches`.  A RESOLVED site that needed a write (a store before
 	 * registration, an ESCAPES key, checking mode) is not counted. */
 	uint64_t resolved_at_link;
+	/* Learning (docs/runtime.md, "Sites that learn"): guard misses
+	 * sampled, re-specialisations of a site's stub to its hottest
+	 * targets, and sites that stopped learning (megamorphic). */
+	uint64_t learn_samples;
+	uint64_t learned;
+	uint64_t megamorphic;
 };
 
 void dyncall_get_stats(struct dyncall_stats *out);

@@ -96,12 +96,27 @@ DC_EXPORT void __dyncall_resync(void *key)
 	dyncall_update(key);
 }
 
-/* A store to an annotated field changed the type key's last value. */
+/*
+ * A store to an annotated field changed the type key's last value.  Only a
+ * hint: the first note of a key seeds its sites (a target before any miss
+ * was sampled); after that they learn from their own misses (learn.c), so
+ * a per-object field that changes on every object switch costs a store
+ * here and never repatches anything.  The descriptor's `seeded` word is
+ * the runtime's (abi.h).  With learning off (DYNCALL_LEARN=0)
+ * every note retargets the key's sites, one target at a time.
+ */
 DC_EXPORT void __dyncall_note(struct dyncall_type_key *tk, void *value)
 {
+	_Atomic uint64_t *seeded;
+
 	if (!tk)
 		return;
 	atomic_store((_Atomic(void *) *)&tk->last, value);
+	seeded = (_Atomic uint64_t *)&tk->seeded;
+	if (dc_learn_cfg.on &&
+	    (atomic_load_explicit(seeded, memory_order_relaxed) ||
+	     atomic_exchange(seeded, 1)))
+		return;
 	keys_op((void *const *)&tk, NULL, 1);
 }
 
@@ -177,6 +192,16 @@ DC_EXPORT int dyncall_foreach_site(const void *key, dyncall_site_fn fn,
 			status = s->tramp_pt.status;
 		info.status = status;
 		info.site = info.ncalls ? info.calls[0] : NULL;
+		info.megamorphic = atomic_load(&s->learn.mega);
+		if (info.state == DYNCALL_STATE_GUARDED) {
+			uintptr_t tg[DC_MAX_TARGETS];
+			bool entry;
+
+			info.ntargets = dc_learn_targets(s, k->value, tg,
+							 &entry);
+			for (unsigned i = 0; i < info.ntargets; i++)
+				info.targets[i] = (const void *)tg[i];
+		}
 		if (info.state == DYNCALL_STATE_SLOW)
 			info.target = NULL;
 		n++;

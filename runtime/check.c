@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
  * Checking mode (DYNCALL_CHECK=1): every site is guarded by a per-site
- * stub whose miss path enters dc_report() instead of the slow path.  A miss
- * means the pointer a site loaded is not the value the runtime patched for:
- * a store the compiler did not see (code built without the plugin, memcpy,
- * a debugger) and nobody called dyncall_update().  Reported once per site;
- * the call then goes to the loaded pointer, as the program asked.
+ * stub whose miss path enters dc_miss() (learn.c), which calls
+ * dc_check_miss() on every miss.  A miss alone proves nothing: a thread may
+ * have loaded the old value just before another stored a new one, and a
+ * type key's objects legally hold different handlers.  A *stale key* is a
+ * variable key whose current value, read after the miss, is not the value
+ * the runtime patched its sites for: a store the compiler did not see (code
+ * built without the plugin, memcpy, a debugger) and nobody called
+ * dyncall_update().  Reported once per site; the call then goes to the
+ * loaded pointer, as the program asked.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -34,24 +38,27 @@ static uintptr_t site_address(const struct dc_site *s, uintptr_t ret)
 	return s->tramp;
 }
 
-int dc_report(const uintptr_t *lit, uintptr_t ret, uintptr_t loaded)
+void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 {
-	const struct dc_site *cs = (const struct dc_site *)lit[1];
-	struct dc_site *s = (struct dc_site *)cs;
+	const struct dc_key *k = s->key;
 	const char *name = "?", *sym = "?";
-	uintptr_t at, base = 0;
+	uintptr_t at, base = 0, now, patched;
 	char buf[512];
 	Dl_info di;
 	int n;
 
+	if (!k || k->type)
+		return;
+	now = dc_key_load(k);
+	patched = __atomic_load_n(&k->value, __ATOMIC_RELAXED);
+	if (now == patched)
+		return;
 	DC_STAT_ADD(guard_misses, 1);
-	if (!s)
-		return 0;
 	if (atomic_exchange(&s->reported, true))
-		return (s->flags & DYNCALL_SITE_RETPOLINE) != 0;
+		return;
 	at = site_address(s, ret);
-	if (s->key && s->key->name)
-		name = s->key->name;
+	if (k->name)
+		name = k->name;
 	if (dladdr((void *)at, &di)) {
 		if (di.dli_sname) {
 			sym = di.dli_sname;
@@ -65,11 +72,10 @@ int dc_report(const uintptr_t *lit, uintptr_t ret, uintptr_t loaded)
 		     "dyncall: stale key '%s' at %s+0x%lx (%#lx): called %#lx, "
 		     "sites patched to %#lx\n",
 		     name, sym, (unsigned long)(at - base), (unsigned long)at,
-		     (unsigned long)loaded, (unsigned long)lit[0]);
+		     (unsigned long)loaded, (unsigned long)patched);
 	if (n > (int)sizeof(buf) - 1)
 		n = sizeof(buf) - 1;
 	if (write(STDERR_FILENO, buf, n) < 0) {
 		/* nothing else we can do */
 	}
-	return (s->flags & DYNCALL_SITE_RETPOLINE) != 0;
 }

@@ -101,6 +101,7 @@ void dc_init_locked(void)
 		return;
 	dc_cfg.inited = true;
 	dc_cfg.check = env_on("DYNCALL_CHECK");
+	dc_learn_init();
 	if (env_on("DYNCALL_DISABLE")) {
 		dc_cfg.disabled = true;
 		dc_set_status(DYNCALL_ERR_DISABLED,
@@ -160,4 +161,7 @@ DC_EXPORT void dyncall_get_stats(struct dyncall_stats *out)
 	out->stores = atomic_load(&dc_stats.stores);
 	out->jump_to_self = atomic_load(&dc_stats.jump_to_self);
 	out->resolved_at_link = atomic_load(&dc_stats.resolved_at_link);
+	out->learn_samples = atomic_load(&dc_stats.samples);
+	out->learned = atomic_load(&dc_stats.learned);
+	out->megamorphic = atomic_load(&dc_stats.megamorphic);
 }

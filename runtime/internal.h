@@ -48,6 +48,21 @@ struct dc_point {
 struct dc_module;
 struct dc_key;
 
+/* What a guarded site learned from its misses (learn.c). */
+#define DC_MAX_TARGETS 4  /* targets one stub compares                */
+#define DC_LEARN_CANDS 8  /* candidates sampled per window             */
+struct dc_learn {
+	uintptr_t tg[DC_MAX_TARGETS]; /* learned targets, hottest first  */
+	uint8_t ntg;
+	uint8_t retargets;            /* re-specialisations so far        */
+	_Atomic bool mega;            /* megamorphic: learning stopped    */
+	_Atomic uint32_t window;      /* samples that close a window      */
+	_Atomic uint32_t samples;     /* samples in this window           */
+	_Atomic uint32_t other;       /* samples of no candidate slot     */
+	_Atomic uintptr_t cand[DC_LEARN_CANDS];
+	_Atomic uint32_t cnt[DC_LEARN_CANDS];
+};
+
 /* Hot fields first: planning a site with one call instruction reads the
  * first two cache lines only. */
 struct dc_site {
@@ -70,6 +85,7 @@ struct dc_site {
 	_Atomic int disc_done;     /* discovery finished                   */
 	_Atomic unsigned disc_fail;/* verification failures                */
 	_Atomic bool reported;     /* checking mode: stale call reported   */
+	struct dc_learn learn;     /* on its own lines: written by misses  */
 } __attribute__((aligned(64)));
 
 struct dc_module {
@@ -126,7 +142,8 @@ void dc_fatal(const char *fmt, ...) DC_HIDDEN __attribute__((noreturn,
 struct dc_stats {
 	_Atomic uint64_t modules, sites, keys, patches, skipped, refused,
 		membarriers, stubs, discoveries, verify_failures, guard_misses,
-		stores, jump_to_self, resolved_at_link;
+		stores, jump_to_self, resolved_at_link, samples, learned,
+		megamorphic;
 };
 extern struct dc_stats dc_stats DC_HIDDEN;
 #define DC_STAT_ADD(f, n) \
@@ -177,11 +194,13 @@ bool dc_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 /* --- stubs.c: executable memory near the sites --- */
 enum dc_stub_flavor {
 	DC_FLAVOR_RETPOLINE = 1 << 0, /* never an indirect branch          */
-	DC_FLAVOR_CHECK = 1 << 1,     /* guard miss reports (checking mode) */
 };
+/* A guard stub comparing tg[0..n) in order (n <= ARCH_MAX_TARGETS); on a
+ * miss the slow path, or with miss_entry dc_miss(site) first.  0: none
+ * (no memory near the sites, or n == 0 without miss_entry). */
 uintptr_t dc_guard_stub(uintptr_t near_lo, uintptr_t near_hi,
-			uintptr_t target, unsigned flavor,
-			const struct dc_site *site) DC_HIDDEN;
+			const uintptr_t *tg, unsigned n, unsigned flavor,
+			bool miss_entry, const struct dc_site *site) DC_HIDDEN;
 uintptr_t dc_far_stub(uintptr_t near_lo, uintptr_t near_hi,
 		      uintptr_t target, unsigned flavor) DC_HIDDEN;
 int dc_disc_thunks(struct dc_module *m) DC_HIDDEN;
@@ -201,9 +220,27 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 int dc_site_state(const struct dc_site *s) DC_HIDDEN;
 uintptr_t dc_key_load(const struct dc_key *k) DC_HIDDEN;
 
-/* --- discovery.c / check.c, called from arch assembly --- */
+/* --- learn.c: sites that learn their targets from their misses --- */
+struct dc_learn_config {
+	bool on;            /* DYNCALL_LEARN                              */
+	unsigned targets;   /* DYNCALL_LEARN_TARGETS: 1..DC_MAX_TARGETS   */
+	unsigned period;    /* DYNCALL_LEARN_PERIOD: sample 1 miss in P   */
+	unsigned window;    /* DYNCALL_LEARN_WINDOW: samples to specialise */
+	unsigned retargets; /* DYNCALL_LEARN_RETARGETS: then megamorphic  */
+};
+extern struct dc_learn_config dc_learn_cfg DC_HIDDEN;
+void dc_learn_init(void) DC_HIDDEN;
+void dc_learn_site_init(struct dc_site *s) DC_HIDDEN;
+unsigned dc_learn_targets(const struct dc_site *s, uintptr_t v,
+			  uintptr_t *tg, bool *miss_entry) DC_HIDDEN;
+
+/* --- check.c --- */
+void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
+	DC_HIDDEN;
+
+/* --- discovery.c / learn.c, called from arch assembly --- */
 int dc_discover(struct dc_site *s, uintptr_t ret) DC_HIDDEN;
-int dc_report(const uintptr_t *lit, uintptr_t ret, uintptr_t loaded)
+int dc_miss(const uintptr_t *site_lit, uintptr_t ret, uintptr_t loaded)
 	DC_HIDDEN;
 
 #endif /* DYNCALL_INTERNAL_H */

@@ -200,6 +200,7 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 
 	s->e = e;
 	s->mod = m;
+	dc_learn_site_init(s);
 	s->kind = e->kind;
 	s->flags = e->flags;
 	s->func = (uintptr_t)dyncall_rel(&e->func);

@@ -3,11 +3,13 @@
  * What each site should look like, and the store protocol.
  *
  * A site's state follows its key's value V (k->value, what the sites are
- * patched for):
- *   slow     V is NULL, fast paths are off, or no stub could be made
+ * patched for) and what the site learned from its misses (learn.c):
+ *   slow     fast paths are off, no stub could be made, or a direct site's
+ *            V is NULL
  *   direct   V itself (or a far stub): only FRESH sites of a variable key
  *            that no module marked ESCAPES, never in checking mode
- *   guarded  an immutable guard stub for V: everything else
+ *   guarded  an immutable guard stub comparing V (variable keys) and the
+ *            learned targets, whose miss path learns: everything else
  * Every point of the site follows: the trampoline's branch (unless it is
  * still pointing at the discovery thunk) and each known call instruction.
  *
@@ -125,19 +127,33 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 		return;
 	if (s->flags & DYNCALL_SITE_RETPOLINE)
 		flavor |= DC_FLAVOR_RETPOLINE;
-	if (dc_cfg.check)
-		flavor |= DC_FLAVOR_CHECK;
 	v = k->value;
-	if (v && !dc_cfg.disabled) {
-		direct = direct_ok(s);
-		if (!direct || safe) {
-			guard = dc_guard_stub(m->lo, m->hi, v, flavor, s);
+	if (!dc_cfg.disabled) {
+		uintptr_t tg[DC_MAX_TARGETS];
+		bool entry = false;
+		unsigned n = 0;
+
+		direct = v && direct_ok(s);
+		if (direct) {
+			/* the interim guard of a direct site (safe mode) */
+			tg[n++] = v;
+		} else if (direct_ok(s)) {
+			/* NULL: a direct site has nothing to learn (a call
+			 * would fault either way); the slow path */
+		} else {
+			n = dc_learn_targets(s, v, tg, &entry);
+		}
+		if ((!direct || safe) && (n || entry)) {
+			guard = dc_guard_stub(m->lo, m->hi, tg, n, flavor,
+					      entry, s);
 			if (!guard && !direct)
 				s->status = dc_cfg.disabled ? dc_cfg.status :
 							      DYNCALL_ERR_NOMEM;
 		}
 		kind = direct ? DC_DEST_DIRECT :
 		       guard ? DC_DEST_GUARD : DC_DEST_SLOW;
+		if (!direct)
+			v = n ? tg[0] : 0;
 	}
 	s->target = kind == DC_DEST_SLOW ? 0 : v;
 

@@ -4,14 +4,17 @@
  *
  * A region is 1 MiB mmap'ed within rel32 reach of a module's text (we try
  * hint addresses just below and above it).  It starts with the arch's
- * shared entries (retpolines, discovery and report entries), followed by
+ * shared entries (retpolines, discovery and miss entries), followed by
  * guard stubs, far stubs and discovery thunks, bump-allocated.
  *
  * Every piece is written once, into bytes no thread can reach yet, before
  * any branch points at it; then it is immutable and never freed: a thread
- * may be inside it at any time.  Guard and far stubs are shared by
- * (target, flavor, site-in-checking-mode) among all points that reach the
- * region, through a hash table.  Regions are R-X except during the write
+ * may be inside it at any time.  Stubs are found again through a hash table
+ * keyed by what they do: far stubs and guard stubs whose miss is the slow
+ * path are shared by every point that reaches the region; a guard stub
+ * whose miss enters dc_miss() names its site (learning, checking mode), so
+ * it is per site, and a site that returns to a target set it had before
+ * gets its old stub back (memory stays bounded by the distinct sets).  Regions are R-X except during the write
  * of a new piece (dc_text_write).
  */
 #include <string.h>
@@ -30,12 +33,14 @@ struct region {
 };
 
 struct stub_ent {
-	uintptr_t target;
-	uintptr_t site; /* checking mode: per-site stubs; -1: forgotten */
+	uintptr_t tg[ARCH_MAX_TARGETS]; /* far: tg[0] is the target      */
+	uintptr_t site; /* per-site stubs; 0: shared; -1: forgotten      */
 	uintptr_t stub;
-	unsigned kind;  /* flavor | FAR */
+	unsigned kind;  /* flavor | KIND_FAR | KIND_MISS_ENTRY            */
+	unsigned n;     /* targets                                        */
 };
 #define KIND_FAR 0x100
+#define KIND_MISS_ENTRY 0x200
 
 static struct region *regions;
 static struct stub_ent *table;
@@ -128,11 +133,21 @@ bool dc_is_stub(uintptr_t addr)
 	return region_of(addr) != NULL;
 }
 
-static size_t hash(uintptr_t target, unsigned kind, uintptr_t site)
+static size_t hash(const uintptr_t *tg, unsigned n, unsigned kind,
+		   uintptr_t site)
 {
-	uint64_t h = (target ^ (site * 31) ^ kind) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (site * 31) ^ kind ^ n;
 
-	return (size_t)(h >> 20);
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ tg[i]) * 0x9e3779b97f4a7c15ULL;
+	return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> 20);
+}
+
+static bool same(const struct stub_ent *e, const uintptr_t *tg, unsigned n,
+		 unsigned kind, uintptr_t site)
+{
+	return e->kind == kind && e->site == site && e->n == n &&
+	       !memcmp(e->tg, tg, n * sizeof(*tg));
 }
 
 static bool table_grow(void)
@@ -148,7 +163,7 @@ static bool table_grow(void)
 
 		if (!e->stub)
 			continue;
-		for (j = hash(e->target, e->kind, e->site) & (nsize - 1);
+		for (j = hash(e->tg, e->n, e->kind, e->site) & (nsize - 1);
 		     nt[j].stub; j = (j + 1) & (nsize - 1))
 			;
 		nt[j] = *e;
@@ -159,76 +174,95 @@ static bool table_grow(void)
 	return true;
 }
 
-static uintptr_t stub_get(uintptr_t lo, uintptr_t hi, uintptr_t target,
-			  unsigned kind, const struct dc_site *site)
+static uintptr_t stub_get(uintptr_t lo, uintptr_t hi, const uintptr_t *tg,
+			  unsigned n, unsigned kind, uintptr_t s)
 {
-	uintptr_t s = (uintptr_t)site;
-	uint8_t buf[ARCH_STUB_SIZE];
+	uint8_t buf[ARCH_GUARD_MAX > ARCH_FAR_SIZE ? ARCH_GUARD_MAX :
+						     ARCH_FAR_SIZE];
+	size_t size = kind & KIND_FAR ? ARCH_FAR_SIZE : arch_guard_size(n);
 	struct region *r;
 	uintptr_t at;
 	size_t i;
 
 	if (table_size) {
-		for (i = hash(target, kind, s) & (table_size - 1);
+		for (i = hash(tg, n, kind, s) & (table_size - 1);
 		     table[i].stub; i = (i + 1) & (table_size - 1)) {
 			struct stub_ent *e = &table[i];
 
-			if (e->target == target && e->kind == kind &&
-			    e->site == s &&
-			    reaches(lo, hi, e->stub, e->stub + ARCH_STUB_SIZE))
+			if (same(e, tg, n, kind, s) &&
+			    reaches(lo, hi, e->stub, e->stub + size))
 				return e->stub;
 		}
 	}
 	if (2 * (table_used + 1) > table_size && !table_grow())
 		return 0;
-	at = code_alloc(lo, hi, ARCH_STUB_SIZE, &r);
+	at = code_alloc(lo, hi, size, &r);
 	if (!at)
 		return 0;
-	if (kind & KIND_FAR)
-		arch_emit_far(buf, at, r->base, target, kind & ~KIND_FAR);
-	else
-		arch_emit_guard(buf, at, r->base, target, kind, s);
-	if (dc_text_write(at, buf, sizeof(buf)))
+	if (kind & KIND_FAR) {
+		arch_emit_far(buf, at, r->base, tg[0], kind & ~KIND_FAR);
+	} else {
+		struct arch_guard g = {
+			.targets = tg,
+			.ntargets = n,
+			.flavor = kind & DC_FLAVOR_RETPOLINE,
+			.miss = kind & KIND_MISS_ENTRY ? ARCH_MISS_ENTRY :
+							 ARCH_MISS_SLOW,
+			.site = s,
+		};
+
+		arch_emit_guard(buf, at, r->base, &g);
+	}
+	if (dc_text_write(at, buf, size))
 		return 0; /* the slot is lost; it was never reachable */
-	for (i = hash(target, kind, s) & (table_size - 1); table[i].stub;
+	for (i = hash(tg, n, kind, s) & (table_size - 1); table[i].stub;
 	     i = (i + 1) & (table_size - 1))
 		;
-	table[i] = (struct stub_ent){ target, s, at, kind };
+	table[i] = (struct stub_ent){ .site = s, .stub = at, .kind = kind,
+				      .n = n };
+	memcpy(table[i].tg, tg, n * sizeof(*tg));
 	table_used++;
 	DC_STAT_ADD(stubs, 1);
 	return at;
 }
 
-uintptr_t dc_guard_stub(uintptr_t lo, uintptr_t hi, uintptr_t target,
-			unsigned flavor, const struct dc_site *site)
+uintptr_t dc_guard_stub(uintptr_t lo, uintptr_t hi, const uintptr_t *tg,
+			unsigned n, unsigned flavor, bool miss_entry,
+			const struct dc_site *site)
 {
 	/* The sites of a key come in a row: remember the last shared stub
 	 * (stubs are never freed). */
 	static uintptr_t last_lo, last_hi, last_target, last_stub;
 	static unsigned last_flavor;
+	unsigned kind = flavor & DC_FLAVOR_RETPOLINE;
 
-	if (flavor & DC_FLAVOR_CHECK)
-		return stub_get(lo, hi, target, flavor, site);
-	if (last_stub && target == last_target && flavor == last_flavor &&
+	if (n > ARCH_MAX_TARGETS)
+		n = ARCH_MAX_TARGETS;
+	if (miss_entry)
+		return stub_get(lo, hi, tg, n, kind | KIND_MISS_ENTRY,
+				(uintptr_t)site);
+	if (n != 1)
+		return n ? stub_get(lo, hi, tg, n, kind, 0) : 0;
+	if (last_stub && tg[0] == last_target && kind == last_flavor &&
 	    lo == last_lo && hi == last_hi)
 		return last_stub;
-	last_stub = stub_get(lo, hi, target, flavor, NULL);
+	last_stub = stub_get(lo, hi, tg, 1, kind, 0);
 	last_lo = lo;
 	last_hi = hi;
-	last_target = target;
-	last_flavor = flavor;
+	last_target = tg[0];
+	last_flavor = kind;
 	return last_stub;
 }
 
 uintptr_t dc_far_stub(uintptr_t lo, uintptr_t hi, uintptr_t target,
 		      unsigned flavor)
 {
-	return stub_get(lo, hi, target, (flavor & ~DC_FLAVOR_CHECK) | KIND_FAR,
-			NULL);
+	return stub_get(lo, hi, &target, 1,
+			(flavor & DC_FLAVOR_RETPOLINE) | KIND_FAR, 0);
 }
 
-/* A module goes away: its per-site checking stubs must never be handed to
- * a new site that happens to get the same address. */
+/* A module goes away: its per-site stubs must never be handed to a new
+ * site that happens to get the same address. */
 void dc_stub_forget_site(const struct dc_site *site)
 {
 	for (size_t i = 0; i < table_size; i++)

@@ -122,10 +122,12 @@ struct dyncall_key_entry {
 /* A type key: one per annotated field or typedef per module (hidden,
  * COMDAT), writable.  `last` is the last value stored into any object of
  * that type through code the plugin compiled; the plugins compare it inline
- * and call __dyncall_note only when it changes. */
+ * and call __dyncall_note only when it changes.  `seeded` belongs to the
+ * runtime (0 in the object file): nonzero once a note seeded the key's
+ * sites; after that notes are hints and the sites learn from their misses. */
 struct dyncall_type_key {
 	void *last;
-	uint64_t reserved;
+	uint64_t seeded;
 };
 
 #ifdef __cplusplus

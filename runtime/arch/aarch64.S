@@ -4,7 +4,7 @@
  *
  * Both are reached from a region header entry by `br x16`, with the
  * caller's state exactly as at the trampoline:
- *     x17  site (discovery) or &stub literal {target, site} (report)
+ *     x17  site (discovery) or &a guard stub's site literal (miss)
  *     x18  the pointer the site loaded (static chain)
  *     x30  the return address of the site's `bl tramp` (CALL sites)
  * and every argument register live (x0-x7, x8 indirect result, q0-q7).
@@ -73,21 +73,21 @@ dc_aarch64_discover_entry:
 	.cfi_endproc
 	.size	dc_aarch64_discover_entry, . - dc_aarch64_discover_entry
 
-	.globl	dc_aarch64_report_entry
-	.hidden	dc_aarch64_report_entry
-	.type	dc_aarch64_report_entry, %function
+	.globl	dc_aarch64_miss_entry
+	.hidden	dc_aarch64_miss_entry
+	.type	dc_aarch64_miss_entry, %function
 	.p2align 4
-dc_aarch64_report_entry:
+dc_aarch64_miss_entry:
 	.cfi_startproc
 	BTI_C
 	SAVE
-	mov	x0, x17			/* &stub literal: target, site */
+	mov	x0, x17			/* &site literal of the guard stub */
 	mov	x1, x30			/* return address (CALL sites) */
 	mov	x2, x18			/* the pointer the site loaded */
-	bl	dc_report
+	bl	dc_miss
 	RESTORE_AND_GO
 	.cfi_endproc
-	.size	dc_aarch64_report_entry, . - dc_aarch64_report_entry
+	.size	dc_aarch64_miss_entry, . - dc_aarch64_miss_entry
 
 	.section .note.GNU-stack, "", %progbits
 

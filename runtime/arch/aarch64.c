@@ -26,7 +26,7 @@
  * BTI.  Generated code is only entered by direct branches (B/BL), which BTI
  * does not check, so it carries no landing pads and its regions are mapped
  * with PROT_BTI whenever the CPU has BTI.  The only indirect entries are
- * the runtime's own dc_aarch64_{discover,report}_entry (aarch64.S, reached by
+ * the runtime's own dc_aarch64_{discover,miss}_entry (aarch64.S, reached by
  * `br x16` from a region header): they start with `bti c`.  When a module's
  * text is made writable for a patch and then R-X again, PROT_BTI is kept
  * exactly when the module is BTI-marked (its PT_GNU_PROPERTY note), as the
@@ -66,13 +66,16 @@
 
 /* Region header layout (offsets from the region base). */
 #define HDR_DISC 0         /* ldr x16, lit_disc;   br x16         */
-#define HDR_REPORT 16      /* ldr x16, lit_report; br x16         */
+#define HDR_MISS 16        /* ldr x16, lit_miss; br x16           */
 #define HDR_LIT_DISC 32    /* .quad dc_aarch64_discover_entry     */
-#define HDR_LIT_REPORT 40  /* .quad dc_aarch64_report_entry       */
+#define HDR_LIT_MISS 40    /* .quad dc_aarch64_miss_entry         */
 
-/* Stub layout: code first, literals at STUB_LIT. */
+/* Far stub layout: code first, literals at STUB_LIT. */
 #define STUB_LIT 40      /* .quad target                          */
-#define STUB_LIT_SITE 48 /* .quad site (checking mode)            */
+
+/* Guard stub: 4 insns per target, the miss path 2, then the literals. */
+#define GUARD_PER_TARGET 16
+#define GUARD_MISS 8
 
 /* Discovery thunk layout. */
 #define THUNK_LIT 8      /* .quad site                            */
@@ -96,7 +99,7 @@
 
 /* In aarch64.S. */
 void dc_aarch64_discover_entry(void) DC_HIDDEN;
-void dc_aarch64_report_entry(void) DC_HIDDEN;
+void dc_aarch64_miss_entry(void) DC_HIDDEN;
 
 static uint32_t insn_at(uintptr_t at)
 {
@@ -216,9 +219,9 @@ bool arch_call_before(uintptr_t ret, uintptr_t tramp)
 /*
  * Shared entries of a region, reached by `b` from its stubs and thunks:
  *   +0   disc:    ldr x16, lit_disc   ; br x16     (x17 = site)
- *   +16  report:  ldr x16, lit_report ; br x16     (x17 = &stub literal)
+ *   +16  miss:    ldr x16, lit_miss   ; br x16     (x17 = &site literal)
  *   +32  lit_disc:    .quad dc_aarch64_discover_entry
- *   +40  lit_report:  .quad dc_aarch64_report_entry
+ *   +40  lit_miss:    .quad dc_aarch64_miss_entry
  * The entries are in libdyncall's text (any distance away); they start
  * with `bti c`, which accepts `br x16`.
  */
@@ -229,64 +232,77 @@ size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 	pad_to(&e, HDR_DISC);
 	put32(&e, enc_imm19(INSN_LDR_LIT | REG_X16, pc(&e), at + HDR_LIT_DISC));
 	put32(&e, INSN_BR_X16);
-	pad_to(&e, HDR_REPORT);
+	pad_to(&e, HDR_MISS);
 	put32(&e, enc_imm19(INSN_LDR_LIT | REG_X16, pc(&e),
-			    at + HDR_LIT_REPORT));
+			    at + HDR_LIT_MISS));
 	put32(&e, INSN_BR_X16);
 	pad_to(&e, HDR_LIT_DISC);
 	put64(&e, (uintptr_t)dc_aarch64_discover_entry);
-	put64(&e, (uintptr_t)dc_aarch64_report_entry);
+	put64(&e, (uintptr_t)dc_aarch64_miss_entry);
 	pad_to(&e, ARCH_REGION_HEADER);
 	return e.n;
 }
 
+static size_t guard_lit(unsigned n)
+{
+	return (n * GUARD_PER_TARGET + GUARD_MISS + 7) & ~(size_t)7;
+}
+
+size_t arch_guard_size(unsigned n)
+{
+	return (guard_lit(n) + 8 * (n + 1) + 15) & ~(size_t)15;
+}
+
 /*
- * Guard stub for target T (immutable once published), entered by a direct
- * branch from a trampoline or a site, x18 = the loaded pointer:
- *     58000150   ldr x16, lit           x16 = T
+ * Guard stub for targets T1..Tn, hottest first (immutable once published),
+ * entered by a direct branch from a trampoline or a site, x18 = the loaded
+ * pointer:
+ *     58xxxxx0   ldr x16, lit1          x16 = T1
  *     eb12021f   cmp x16, x18
- *     54xxxxx1   b.ne slow
- *     14xxxxxx   b T                    (br x16 when T is out of reach)
- *   slow:
- *     aa1203f0   mov x16, x18           plain: the unpatched slow path
- *     d61f0200   br x16
- *   or, checking mode:
- *     10xxxxx1   adr x17, lit
- *     14xxxxxx   b report               (region header)
- *   lit: .quad T ; .quad site
- * The check and the jump are in the same immutable stub: a thread that
- * passed the check jumps to the T it checked.
+ *     54xxxxx1   b.ne 1f
+ *     14xxxxxx   b T1                   (br x16 when T1 is out of reach)
+ *  1: ...                               the same for T2..Tn
+ *   miss:
+ *     aa1203f0   mov x16, x18           ARCH_MISS_SLOW: the unpatched
+ *     d61f0200   br x16                 slow path
+ *   or ARCH_MISS_ENTRY:
+ *     10xxxxx1   adr x17, lit_site
+ *     14xxxxxx   b miss                 (region header)
+ *   lit1: .quad T1 ... litn: .quad Tn ; lit_site: .quad site
+ * Each compare and its jump use the same literal: a thread that matched Ti
+ * jumps to the Ti it checked.
  */
 size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
-		       uintptr_t target, unsigned flavor, uintptr_t site)
+		       const struct arch_guard *g)
 {
 	struct emit e = { buf, at, 0 };
-	size_t bne;
+	uintptr_t lit = at + guard_lit(g->ntargets);
 
-	put32(&e, enc_imm19(INSN_LDR_LIT | REG_X16, pc(&e), at + STUB_LIT));
-	put32(&e, INSN_CMP_X16_X18);
-	bne = e.n;
-	put32(&e, 0);
-	if (fits26(pc(&e), target))
-		put32(&e, enc_b(INSN_B, pc(&e), target));
-	else
-		put32(&e, INSN_BR_X16);
-	{
-		uint32_t i = enc_imm19(INSN_BNE, at + bne, pc(&e));
+	for (unsigned i = 0; i < g->ntargets; i++) {
+		uint32_t bne;
 
-		memcpy(buf + bne, &i, 4);
+		put32(&e, enc_imm19(INSN_LDR_LIT | REG_X16, pc(&e),
+				    lit + 8 * i));
+		put32(&e, INSN_CMP_X16_X18);
+		bne = enc_imm19(INSN_BNE, pc(&e), pc(&e) + 8);
+		put32(&e, bne);
+		if (fits26(pc(&e), g->targets[i]))
+			put32(&e, enc_b(INSN_B, pc(&e), g->targets[i]));
+		else
+			put32(&e, INSN_BR_X16);
 	}
-	if (flavor & DC_FLAVOR_CHECK) {
-		put32(&e, enc_adr(REG_X17, pc(&e), at + STUB_LIT));
-		put32(&e, enc_b(INSN_B, pc(&e), region + HDR_REPORT));
+	if (g->miss == ARCH_MISS_ENTRY) {
+		put32(&e, enc_adr(REG_X17, pc(&e), lit + 8 * g->ntargets));
+		put32(&e, enc_b(INSN_B, pc(&e), region + HDR_MISS));
 	} else {
 		put32(&e, INSN_MOV_X16_X18);
 		put32(&e, INSN_BR_X16);
 	}
-	pad_to(&e, STUB_LIT);
-	put64(&e, target);
-	put64(&e, site);
-	pad_to(&e, ARCH_STUB_SIZE);
+	pad_to(&e, guard_lit(g->ntargets));
+	for (unsigned i = 0; i < g->ntargets; i++)
+		put64(&e, g->targets[i]);
+	put64(&e, g->site);
+	pad_to(&e, arch_guard_size(g->ntargets));
 	return e.n;
 }
 
@@ -308,7 +324,7 @@ size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
 	pad_to(&e, STUB_LIT);
 	put64(&e, target);
 	put64(&e, 0);
-	pad_to(&e, ARCH_STUB_SIZE);
+	pad_to(&e, ARCH_FAR_SIZE);
 	return e.n;
 }
 

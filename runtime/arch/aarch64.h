@@ -10,7 +10,9 @@
 #define ARCH_CALL_LEN 4         /* bl <imm26>                            */
 #define ARCH_BRANCH_LEN 4       /* b/bl <imm26>                          */
 #define ARCH_REACH 0x07f00000L  /* +-128 MiB, minus a margin             */
-#define ARCH_STUB_SIZE 64       /* one cache line per guard/far stub     */
+#define ARCH_FAR_SIZE 64        /* one cache line per far stub           */
+#define ARCH_MAX_TARGETS 4      /* targets one guard stub compares       */
+#define ARCH_GUARD_MAX 112      /* arch_guard_size(ARCH_MAX_TARGETS)     */
 #define ARCH_THUNK_SIZE 16      /* ldr x17, lit; b entry; lit: .quad     */
 #define ARCH_REGION_HEADER 64   /* shared entries at the start of a region */
 #define ARCH_STORE_WORD 4       /* patches are single 32-bit stores      */

@@ -11,7 +11,9 @@
  *     i + 1, so a batch costs one membarrier per step, not per branch),
  *   - the trampoline's slow path: arch_tramp_slow(),
  *   - the code the runtime generates: a region header (shared entries),
- *     guard stubs, far stubs and discovery thunks: arch_emit_*(),
+ *     guard stubs (1..ARCH_MAX_TARGETS compares, then a miss path that is
+ *     the slow path or enters dc_miss()), far stubs and discovery
+ *     thunks: arch_emit_*(),
  *   - discovery's proof: arch_call_before(),
  *   - instruction cache maintenance after a write: arch_flush_icache().
  *
@@ -90,13 +92,32 @@ uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline);
  * [ret - ARCH_CALL_LEN, ret) is in the module's executable segment. */
 bool arch_call_before(uintptr_t ret, uintptr_t tramp);
 
+/* What a guard stub does when the loaded pointer is none of its targets. */
+enum arch_miss {
+	ARCH_MISS_SLOW = 0,  /* the slow path: branch through the pointer   */
+	ARCH_MISS_ENTRY = 1, /* dc_miss(&site literal, ret, loaded) through
+			      * the region header's miss entry, then the
+			      * slow path (learning, checking mode)         */
+};
+
+/* One guard stub: what it compares, in order, and what it does on a miss. */
+struct arch_guard {
+	const uintptr_t *targets; /* 0..ARCH_MAX_TARGETS, hottest first     */
+	unsigned ntargets;
+	unsigned flavor;          /* enum dc_stub_flavor (RETPOLINE)        */
+	enum arch_miss miss;
+	uintptr_t site;           /* the struct dc_site, for dc_miss        */
+};
+
 /* Generated code.  `at` is where the bytes will live, `region` the base of
  * their region (its header holds the shared entries).  Each returns the
- * number of bytes written to buf (at most ARCH_STUB_SIZE, or
+ * number of bytes written to buf (arch_guard_size(n) for a guard stub,
+ * ARCH_FAR_SIZE for a far stub, ARCH_THUNK_SIZE for a discovery thunk,
  * ARCH_REGION_HEADER for the header). */
 size_t arch_emit_region_header(uint8_t *buf, uintptr_t at);
+size_t arch_guard_size(unsigned ntargets); /* <= ARCH_GUARD_MAX */
 size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
-		       uintptr_t target, unsigned flavor, uintptr_t site);
+		       const struct arch_guard *g);
 size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
 		     uintptr_t target, unsigned flavor);
 size_t arch_emit_disc_thunk(uint8_t *buf, uintptr_t at, uintptr_t region,

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
- * Common entry of the generated code (ppc64le, ELFv2): the checking-mode
- * report.  Reached from a region header by `bctr` with
+ * Common entry of the generated code (ppc64le, ELFv2): a guard stub's
+ * miss (learning, checking mode).  Reached from a region header by `bctr`
+ * with
  *     r12  this entry (global entry point: sets up our r2)
- *     r0   &stub literal {target, site}
+ *     r0   &the guard stub's site literal
  *     r11  the pointer the site loaded (static chain)
  *     lr   the return address of the site's call
  * and every argument register live: r3-r10, f1-f13, v2-v13.  r2 is not
  * preserved: every dyncall site restores it after the call (ld r2,24(r1),
  * the TOC saved by the linker's stub; docs/abi.md).  Saves the argument
- * registers, calls dc_report, restores, and continues to the slow path
+ * registers, calls dc_miss, restores, and continues to the slow path
  * (mtctr r11; mr r12, r11; bctr).
  */
 	.abiversion 2
@@ -20,15 +21,15 @@
 #define FPR 104
 #define VR 208
 
-	.globl	dc_ppc64le_report_entry
-	.hidden	dc_ppc64le_report_entry
-	.type	dc_ppc64le_report_entry, @function
+	.globl	dc_ppc64le_miss_entry
+	.hidden	dc_ppc64le_miss_entry
+	.type	dc_ppc64le_miss_entry, @function
 	.p2align 4
-dc_ppc64le_report_entry:
+dc_ppc64le_miss_entry:
 0:	addis	2, 12, .TOC.-0b@ha
 	addi	2, 2, .TOC.-0b@l
-	.localentry dc_ppc64le_report_entry, .-dc_ppc64le_report_entry
-	mr	12, 0			/* &stub literal */
+	.localentry dc_ppc64le_miss_entry, .-dc_ppc64le_miss_entry
+	mr	12, 0			/* &site literal */
 	mflr	0
 	std	0, 16(1)
 	stdu	1, -FRAME(1)
@@ -58,10 +59,10 @@ dc_ppc64le_report_entry:
 	li	0, VR+16*(\n-2)
 	stvx	\n, 1, 0
 	.endr
-	mr	3, 12			/* &stub literal: target, site */
+	mr	3, 12			/* &site literal of the guard stub */
 	ld	4, FRAME+16(1)		/* return address of the site's call */
 	mr	5, 11			/* the pointer the site loaded */
-	bl	dc_report
+	bl	dc_miss
 	nop
 	.irp	n, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
 	li	0, VR+16*(\n-2)
@@ -95,6 +96,6 @@ dc_ppc64le_report_entry:
 	mtctr	11
 	mr	12, 11
 	bctr
-	.size	dc_ppc64le_report_entry, . - dc_ppc64le_report_entry
+	.size	dc_ppc64le_miss_entry, . - dc_ppc64le_miss_entry
 
 	.section .note.GNU-stack, "", @progbits

@@ -70,14 +70,18 @@
 #define OPCD_PREFIX 1               /* primary opcode of a prefix word */
 
 /* Region header layout (offsets from the region base). */
-#define HDR_REPORT 0  /* mr r0,r12; r12 = report_entry; mtctr r12; bctr */
+#define HDR_MISS 0  /* mr r0,r12; r12 = miss_entry; mtctr r12; bctr */
 
-/* Stub layout: code first, literals at STUB_LIT. */
+/* Far stub layout: code first, literals at STUB_LIT. */
 #define STUB_LIT 72      /* .quad target                          */
-#define STUB_LIT_SITE 80 /* .quad site (checking mode)            */
+
+/* Guard stub: per target li64 (5) + cmpd + bne + mtctr + bctr = 9 insns,
+ * the miss path at most li64 + b = 6 insns, then the site literal. */
+#define GUARD_PER_TARGET 36
+#define GUARD_MISS 24
 
 /* In ppc64le.S. */
-void dc_ppc64le_report_entry(void) DC_HIDDEN;
+void dc_ppc64le_miss_entry(void) DC_HIDDEN;
 
 static uint32_t insn_at(uintptr_t at)
 {
@@ -284,67 +288,82 @@ static void put_li64_r12(struct emit *e, uint64_t v)
 }
 
 /*
- * Shared entry of a region, reached by `b` from checking-mode stubs with
- * r12 = &stub literal:
- *   +0  report:  mr r0, r12 ; r12 = dc_ppc64le_report_entry (5 insns) ;
+ * Shared entry of a region, reached by `b` from guard stubs' miss paths
+ * with r12 = &the stub's site literal:
+ *   +0  miss:    mr r0, r12 ; r12 = dc_ppc64le_miss_entry (5 insns) ;
  *                mtctr r12 ; bctr       (its global entry wants r12)
  */
 size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 {
 	struct emit e = { buf, at, 0 };
 
-	pad_to(&e, HDR_REPORT);
+	pad_to(&e, HDR_MISS);
 	put32(&e, INSN_MR_R0_R12);
-	put_li64_r12(&e, (uintptr_t)dc_ppc64le_report_entry);
+	put_li64_r12(&e, (uintptr_t)dc_ppc64le_miss_entry);
 	put32(&e, INSN_MTCTR_R12);
 	put32(&e, INSN_BCTR);
 	pad_to(&e, ARCH_REGION_HEADER);
 	return e.n;
 }
 
+static size_t guard_lit(unsigned n)
+{
+	return (n * GUARD_PER_TARGET + GUARD_MISS + 7) & ~(size_t)7;
+}
+
+size_t arch_guard_size(unsigned n)
+{
+	return (guard_lit(n) + 8 + 15) & ~(size_t)15;
+}
+
 /*
- * Guard stub for target T (immutable once published), entered by `b` from
- * a trampoline, r11 = the loaded pointer, r2 = the caller's TOC:
- *     3d80xxxx   lis r12, T@highest
- *     618cxxxx   ori r12, r12, T@higher
+ * Guard stub for targets T1..Tn, hottest first (immutable once published),
+ * entered by `b` from a trampoline, r11 = the loaded pointer, r2 = the
+ * caller's TOC:
+ *     3d80xxxx   lis r12, T1@highest
+ *     618cxxxx   ori r12, r12, T1@higher
  *     798c07c6   sldi r12, r12, 32
- *     658cxxxx   oris r12, r12, T@h
- *     618cxxxx   ori r12, r12, T@l
+ *     658cxxxx   oris r12, r12, T1@h
+ *     618cxxxx   ori r12, r12, T1@l
  *     7c2b6000   cmpd r11, r12
- *     4082000c   bne slow
- *     7d8903a6   mtctr r12            T's global entry, r12 = T
+ *     4082000c   bne 1f
+ *     7d8903a6   mtctr r12            T1's global entry, r12 = T1
  *     4e800420   bctr
- *   slow:
- *     7d6903a6   mtctr r11            plain: the unpatched slow path
- *     7d6c5b78   mr r12, r11
+ *  1: ...                             the same for T2..Tn
+ *   miss:
+ *     7d6903a6   mtctr r11            ARCH_MISS_SLOW: the unpatched
+ *     7d6c5b78   mr r12, r11          slow path
  *     4e800420   bctr
- *   or, checking mode:
- *     r12 = &lit (5 insns) ; b report    (region header)
- *   lit: .quad T ; .quad site
- * The check and the jump are in the same immutable stub.
+ *   or ARCH_MISS_ENTRY:
+ *     r12 = &lit_site (5 insns) ; b miss    (region header)
+ *   lit_site: .quad site
+ * Each compare and its branch use the same register: a thread that
+ * matched Ti enters Ti.
  */
 size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
-		       uintptr_t target, unsigned flavor, uintptr_t site)
+		       const struct arch_guard *g)
 {
 	struct emit e = { buf, at, 0 };
+	uintptr_t lit = at + guard_lit(g->ntargets);
 
-	put_li64_r12(&e, target);
-	put32(&e, INSN_CMPD_R11_R12);
-	put32(&e, INSN_BNE | 12);
-	put32(&e, INSN_MTCTR_R12);
-	put32(&e, INSN_BCTR);
-	if (flavor & DC_FLAVOR_CHECK) {
-		put_li64_r12(&e, at + STUB_LIT);
-		put32(&e, enc_b(INSN_B, pc(&e), region + HDR_REPORT));
+	for (unsigned i = 0; i < g->ntargets; i++) {
+		put_li64_r12(&e, g->targets[i]);
+		put32(&e, INSN_CMPD_R11_R12);
+		put32(&e, INSN_BNE | 12);
+		put32(&e, INSN_MTCTR_R12);
+		put32(&e, INSN_BCTR);
+	}
+	if (g->miss == ARCH_MISS_ENTRY) {
+		put_li64_r12(&e, lit);
+		put32(&e, enc_b(INSN_B, pc(&e), region + HDR_MISS));
 	} else {
 		put32(&e, INSN_MTCTR_R11);
 		put32(&e, INSN_MR_R12_R11);
 		put32(&e, INSN_BCTR);
 	}
-	pad_to(&e, STUB_LIT);
-	put64(&e, target);
-	put64(&e, site);
-	pad_to(&e, ARCH_STUB_SIZE);
+	pad_to(&e, guard_lit(g->ntargets));
+	put64(&e, g->site);
+	pad_to(&e, arch_guard_size(g->ntargets));
 	return e.n;
 }
 
@@ -366,7 +385,7 @@ size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
 	pad_to(&e, STUB_LIT);
 	put64(&e, target);
 	put64(&e, 0);
-	pad_to(&e, ARCH_STUB_SIZE);
+	pad_to(&e, ARCH_FAR_SIZE);
 	return e.n;
 }
 

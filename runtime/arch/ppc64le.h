@@ -8,9 +8,11 @@
 #define ARCH_CALL_LEN 4         /* bl <li24>                             */
 #define ARCH_BRANCH_LEN 4       /* b/bl <li24>                           */
 #define ARCH_REACH 0x01f00000L  /* +-32 MiB, minus a margin              */
-#define ARCH_STUB_SIZE 96       /* guard stub: 15 insns + 2 literals     */
+#define ARCH_FAR_SIZE 96        /* far stub: 7 insns + literals          */
+#define ARCH_MAX_TARGETS 4      /* targets one guard stub compares       */
+#define ARCH_GUARD_MAX 192      /* arch_guard_size(ARCH_MAX_TARGETS)     */
 #define ARCH_THUNK_SIZE 16      /* unused: no run-time discovery         */
-#define ARCH_REGION_HEADER 64   /* the report entry's trampoline         */
+#define ARCH_REGION_HEADER 64   /* the miss entry's trampoline           */
 #define ARCH_STORE_WORD 4       /* patches are single 32-bit stores      */
 #define ARCH_FILL_BYTE 0x00     /* 0x00000000 is an illegal instruction  */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)

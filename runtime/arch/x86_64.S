@@ -6,7 +6,7 @@
  * header entry, with the caller's frame exactly as at the trampoline plus
  * one pushed word:
  *
- *     0(%rsp)  site (discovery) or &stub literal (report)
+ *     0(%rsp)  site (discovery) or &the guard stub's site literal (miss)
  *     8(%rsp)  the return address pushed by the site's call (CALL sites)
  *
  * and every argument register live.  They save what a callee may not
@@ -92,18 +92,18 @@ dc_x86_64_discover_entry:
 	RESTORE_AND_GO
 	.size	dc_x86_64_discover_entry, . - dc_x86_64_discover_entry
 
-	.globl	dc_x86_64_report_entry
-	.hidden	dc_x86_64_report_entry
-	.type	dc_x86_64_report_entry, @function
+	.globl	dc_x86_64_miss_entry
+	.hidden	dc_x86_64_miss_entry
+	.type	dc_x86_64_miss_entry, @function
 	.p2align 4
-dc_x86_64_report_entry:
+dc_x86_64_miss_entry:
 	.byte	0xf3, 0x0f, 0x1e, 0xfa	/* endbr64 */
 	SAVE
-	mov	8(%rbp), %rdi		/* &stub literal: target, site */
+	mov	8(%rbp), %rdi		/* &site literal of the guard stub */
 	mov	16(%rbp), %rsi		/* return address (CALL sites) */
 	mov	%r10, %rdx		/* the pointer the site loaded */
-	call	dc_report
+	call	dc_miss
 	RESTORE_AND_GO
-	.size	dc_x86_64_report_entry, . - dc_x86_64_report_entry
+	.size	dc_x86_64_miss_entry, . - dc_x86_64_miss_entry
 
 	.section .note.GNU-stack, "", @progbits

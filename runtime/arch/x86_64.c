@@ -33,18 +33,24 @@ static const uint8_t MOV_R11_RSP[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%r
 #define HDR_RETPOLINE_R11 32
 #define HDR_DISC_PLAIN 64
 #define HDR_DISC_RETP 80
-#define HDR_REPORT_PLAIN 96
-#define HDR_REPORT_RETP 112
+#define HDR_MISS_PLAIN 96
+#define HDR_MISS_RETP 112
 #define HDR_LIT_DISC 192
-#define HDR_LIT_REPORT 200
+#define HDR_LIT_MISS 200
 
-/* Stub layout: code first, literals in the last quarter of the slot. */
+/* Far stub layout: code first, the literal at STUB_LIT. */
 #define STUB_LIT 40      /* .quad target                          */
-#define STUB_LIT_SITE 48 /* .quad site (checking mode)            */
+
+/* Guard stub layout: code, then at guard_lit(n) the n target literals and
+ * the site literal.  The code of one target is at most GUARD_PER_TARGET
+ * bytes (cmp 7 + jne 2 + the far retpoline form 12), the miss path at most
+ * GUARD_MISS (lea 7 + jmp 5). */
+#define GUARD_PER_TARGET 21
+#define GUARD_MISS 12
 
 /* In x86_64.S. */
 void dc_x86_64_discover_entry(void) DC_HIDDEN;
-void dc_x86_64_report_entry(void) DC_HIDDEN;
+void dc_x86_64_miss_entry(void) DC_HIDDEN;
 
 static int64_t rel(uintptr_t next_insn, uintptr_t dest)
 {
@@ -258,11 +264,12 @@ static void put_retpoline(struct emit *e, const uint8_t mov[4])
  *   +32   retpoline on r11
  *   +64   disc_plain:   push %r11 ; jmp *lit_disc(%rip)
  *   +80   disc_retp:    push %r11 ; mov lit_disc(%rip),%r11 ; jmp +32
- *   +96   report_plain, +112 report_retp: the same for lit_report
+ *   +96   miss_plain, +112 miss_retp: the same for lit_miss
  *   +192  lit_disc:     .quad dc_x86_64_discover_entry
- *   +200  lit_report:   .quad dc_x86_64_report_entry
- * The entries find their argument (site or stub literal) pushed on the
- * stack: r11 is the only register free at a trampoline's destination.
+ *   +200  lit_miss:     .quad dc_x86_64_miss_entry
+ * The entries find their argument (site, or the address of a guard stub's
+ * site literal) pushed on the stack: r11 is the only register free at a
+ * trampoline's destination.
  */
 size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 {
@@ -273,8 +280,8 @@ size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 	} entries[] = {
 		{ HDR_DISC_PLAIN, HDR_LIT_DISC, false },
 		{ HDR_DISC_RETP, HDR_LIT_DISC, true },
-		{ HDR_REPORT_PLAIN, HDR_LIT_REPORT, false },
-		{ HDR_REPORT_RETP, HDR_LIT_REPORT, true },
+		{ HDR_MISS_PLAIN, HDR_LIT_MISS, false },
+		{ HDR_MISS_RETP, HDR_LIT_MISS, true },
 	};
 
 	put_retpoline(&e, MOV_R10_RSP);
@@ -294,62 +301,84 @@ size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 	}
 	pad_to(&e, HDR_LIT_DISC);
 	put64(&e, (uintptr_t)dc_x86_64_discover_entry);
-	put64(&e, (uintptr_t)dc_x86_64_report_entry);
+	put64(&e, (uintptr_t)dc_x86_64_miss_entry);
 	pad_to(&e, ARCH_REGION_HEADER);
 	return e.n;
 }
 
-/* jmp target: rel32 if it reaches, else through the literal at STUB_LIT
- * (jmp *lit(%rip), or mov lit(%rip),%r11 + retpoline on r11). */
+/* jmp target: rel32 if it reaches, else through the literal at `lit`
+ * holding it (jmp *lit(%rip), or mov lit(%rip),%r11 + retpoline on r11). */
 static void put_jump_to(struct emit *e, uintptr_t region, uintptr_t target,
-			unsigned flavor)
+			uintptr_t lit, unsigned flavor)
 {
 	if (fits32(rel(pc(e) + 5, target))) {
 		put_jmp32(e, target);
 	} else if (flavor & DC_FLAVOR_RETPOLINE) {
-		put_rip(e, MOV_RIP_R11, sizeof(MOV_RIP_R11), e->at + STUB_LIT);
+		put_rip(e, MOV_RIP_R11, sizeof(MOV_RIP_R11), lit);
 		put_jmp32(e, region + HDR_RETPOLINE_R11);
 	} else {
-		put_rip(e, JMP_RIP, sizeof(JMP_RIP), e->at + STUB_LIT);
+		put_rip(e, JMP_RIP, sizeof(JMP_RIP), lit);
 	}
 }
 
+static size_t guard_lit(unsigned n)
+{
+	return (n * GUARD_PER_TARGET + GUARD_MISS + 7) & ~(size_t)7;
+}
+
+size_t arch_guard_size(unsigned n)
+{
+	return (guard_lit(n) + 8 * (n + 1) + 15) & ~(size_t)15;
+}
+
 /*
- * Guard stub for target T (immutable once published):
- *     cmp lit(%rip),%r10         4c 3b 15 <d32>
- *     jne slow                   75 <d8>
- *     jmp T                      e9 <rel32> | far form (put_jump_to)
- *   slow:
- *     jmp *%r10                  41 ff e2           (plain)
- *     jmp retpoline_r10          e9 <rel32>         (RETPOLINE sites)
- *     lea lit(%rip),%r11 ; jmp report_{plain,retp}  (checking mode)
- *   lit: .quad T ; .quad site
+ * Guard stub for targets T1..Tn, n <= ARCH_MAX_TARGETS, hottest first
+ * (immutable once published):
+ *     cmp lit1(%rip),%r10        4c 3b 15 <d32>
+ *     jne 1f                     75 <d8>
+ *     jmp T1                     e9 <rel32> | far form (put_jump_to)
+ * 1:  ...                        the same for T2..Tn
+ *   miss:
+ *     jmp *%r10                  41 ff e2           (ARCH_MISS_SLOW, plain)
+ *     jmp retpoline_r10          e9 <rel32>         (ARCH_MISS_SLOW, RETPOLINE)
+ *     lea lit_site(%rip),%r11    4c 8d 1d <d32>     (ARCH_MISS_ENTRY:
+ *     jmp miss_{plain,retp}      e9 <rel32>          dc_miss, then slow)
+ *   lit1: .quad T1 ... litn: .quad Tn ; lit_site: .quad site
+ * A single-target stub with ARCH_MISS_SLOW is the classic guard.  Every
+ * compare and its jump use the same literal, so a thread that matched Ti
+ * jumps to Ti whatever else happens.
  */
 size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
-		       uintptr_t target, unsigned flavor, uintptr_t site)
+		       const struct arch_guard *g)
 {
 	struct emit e = { buf, at, 0 };
-	size_t jne;
+	uintptr_t lit = at + guard_lit(g->ntargets);
 
-	put_rip(&e, CMP_RIP_R10, sizeof(CMP_RIP_R10), at + STUB_LIT);
-	put8(&e, OP_JNE8);
-	jne = e.n;
-	put8(&e, 0);
-	put_jump_to(&e, region, target, flavor);
-	buf[jne] = (uint8_t)(e.n - jne - 1);
-	if (flavor & DC_FLAVOR_CHECK) {
-		put_rip(&e, LEA_RIP_R11, sizeof(LEA_RIP_R11), at + STUB_LIT);
-		put_jmp32(&e, region + (flavor & DC_FLAVOR_RETPOLINE ?
-					HDR_REPORT_RETP : HDR_REPORT_PLAIN));
-	} else if (flavor & DC_FLAVOR_RETPOLINE) {
+	for (unsigned i = 0; i < g->ntargets; i++) {
+		size_t jne;
+
+		put_rip(&e, CMP_RIP_R10, sizeof(CMP_RIP_R10), lit + 8 * i);
+		put8(&e, OP_JNE8);
+		jne = e.n;
+		put8(&e, 0);
+		put_jump_to(&e, region, g->targets[i], lit + 8 * i, g->flavor);
+		buf[jne] = (uint8_t)(e.n - jne - 1);
+	}
+	if (g->miss == ARCH_MISS_ENTRY) {
+		put_rip(&e, LEA_RIP_R11, sizeof(LEA_RIP_R11),
+			lit + 8 * g->ntargets);
+		put_jmp32(&e, region + (g->flavor & DC_FLAVOR_RETPOLINE ?
+					HDR_MISS_RETP : HDR_MISS_PLAIN));
+	} else if (g->flavor & DC_FLAVOR_RETPOLINE) {
 		put_jmp32(&e, region + HDR_RETPOLINE_R10);
 	} else {
 		put(&e, JMP_R10, sizeof(JMP_R10));
 	}
-	pad_to(&e, STUB_LIT);
-	put64(&e, target);
-	put64(&e, site);
-	pad_to(&e, ARCH_STUB_SIZE);
+	pad_to(&e, guard_lit(g->ntargets));
+	for (unsigned i = 0; i < g->ntargets; i++)
+		put64(&e, g->targets[i]);
+	put64(&e, g->site);
+	pad_to(&e, arch_guard_size(g->ntargets));
 	return e.n;
 }
 
@@ -370,7 +399,7 @@ size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
 	pad_to(&e, STUB_LIT);
 	put64(&e, target);
 	put64(&e, 0);
-	pad_to(&e, ARCH_STUB_SIZE);
+	pad_to(&e, ARCH_FAR_SIZE);
 	return e.n;
 }
 

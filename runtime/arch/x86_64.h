@@ -8,7 +8,9 @@
 #define ARCH_CALL_LEN 5        /* e8 <rel32>                              */
 #define ARCH_BRANCH_LEN 5      /* e8/e9 <rel32>                           */
 #define ARCH_REACH 0x7fff0000L /* rel32, minus a margin for the stub size */
-#define ARCH_STUB_SIZE 64      /* one cache line per guard/far stub       */
+#define ARCH_FAR_SIZE 64       /* one cache line per far stub             */
+#define ARCH_MAX_TARGETS 4     /* targets one guard stub compares         */
+#define ARCH_GUARD_MAX 144     /* arch_guard_size(ARCH_MAX_TARGETS)       */
 #define ARCH_THUNK_SIZE 16     /* one discovery thunk                     */
 #define ARCH_REGION_HEADER 256 /* shared entries at the start of a region */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)

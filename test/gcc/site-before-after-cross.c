@@ -43,13 +43,13 @@
 // AARCH64-NEXT: site: {{9[4-7][0-9a-f]+}} bl <square>
 // AARCH64-NEXT: tramp: {{1[4-7][0-9a-f]+}} b <square>
 // An escaped key: site and trampoline -> the guard stub {ldr x16, lit;
-// cmp x16, x18; b.ne slow; b twice; slow: mov x16, x18; br x16}.
+// cmp x16, x18; b.ne miss; b twice; miss: adr x17, lit_site; b <miss entry>}.
 // AARCH64: gapply(3) = 7
 // AARCH64-LABEL: == guarded
 // AARCH64-NEXT: site: {{9[4-7][0-9a-f]+}} bl <stub>
 // AARCH64-NEXT: tramp: {{1[4-7][0-9a-f]+}} b <stub>
 // AARCH64-NEXT: slow: aa1203f0 d61f0200
-// AARCH64-NEXT: stub: 58{{[0-9a-f]+}} eb12021f 54000041 {{1[4-7][0-9a-f]+}} aa1203f0 d61f0200
+// AARCH64-NEXT: stub: 580000d0 eb12021f 54000041 {{1[4-7][0-9a-f]+}} 10000091 {{1[4-7][0-9a-f]+}}
 //
 // ppc64le: the site is never patched (bl <TOC-save stub>; ld r2,24(r1));
 // the trampoline's b goes straight to the target's local entry (same
@@ -67,10 +67,10 @@
 // PPC64LE: apply(3) = 10
 // PPC64LE-LABEL: == stored
 // PPC64LE: tramp: {{4[89ab][0-9a-f]+[048c]}} b <square>
-// An escaped key: tramp -> guard stub {r12 = twice (5 insns); cmpd r11, r12;
-// bne slow; mtctr r12; bctr; slow: mtctr r11; mr r12, r11; bctr}.
+// An escaped key: tramp -> learning guard stub {r12 = twice (5 insns); cmpd r11, r12;
+// bne miss; mtctr r12; bctr; miss: r12 = &site literal (5 insns); b <miss entry>}.
 // PPC64LE: gapply(3) = 7
 // PPC64LE-LABEL: == guarded
 // PPC64LE: tramp: {{4[89ab][0-9a-f]+[048c]}} b <stub>
 // PPC64LE-NEXT: slow: 7d6903a6 7d6c5b78 4e800420
-// PPC64LE-NEXT: stub: 3d80{{[0-9a-f]+}} 618c{{[0-9a-f]+}} 798c07c6 658c{{[0-9a-f]+}} 618c{{[0-9a-f]+}} 7c2b6000 4082000c 7d8903a6 4e800420 7d6903a6 7d6c5b78 4e800420
+// PPC64LE-NEXT: stub: 3d80{{[0-9a-f]+}} 618c{{[0-9a-f]+}} 798c07c6 658c{{[0-9a-f]+}} 618c{{[0-9a-f]+}} 7c2b6000 4082000c 7d8903a6 4e800420 3d80{{[0-9a-f]+}} 618c{{[0-9a-f]+}} 798c07c6
