@@ -234,6 +234,9 @@ void dc_learn_site_init(struct dc_site *s) DC_HIDDEN;
 unsigned dc_learn_targets(const struct dc_site *s, uintptr_t v,
 			  uintptr_t *tg, bool *miss_entry) DC_HIDDEN;
 
+/* --- landing.c: never bypass an IBT/BTI landing-pad check --- */
+bool dc_landing_pad_ok(const struct dc_site *s, uintptr_t target) DC_HIDDEN;
+
 /* --- check.c --- */
 void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 	DC_HIDDEN;

@@ -128,16 +128,18 @@ unsigned dc_learn_targets(const struct dc_site *s, uintptr_t v,
 	unsigned n = 0, k = dc_learn_cfg.targets;
 
 	*miss_entry = dc_cfg.check;
+	if (!v || !(variable || !l->ntg) || !dc_landing_pad_ok(s, v))
+		v = 0; /* landing.c: such a target keeps the indirect path */
 	if (!dc_learn_cfg.on || atomic_load(&l->mega)) {
 		/* one compare: the stored value, or the hottest target */
-		if (v && (variable || !l->ntg))
+		if (v)
 			tg[n++] = v;
 		else if (l->ntg)
 			tg[n++] = l->tg[0];
 		return n;
 	}
 	*miss_entry = true;
-	if (v && (variable || !l->ntg))
+	if (v)
 		tg[n++] = v;
 	for (unsigned i = 0; i < l->ntg && n < k; i++)
 		if (!has(tg, n, l->tg[i]))
@@ -219,6 +221,13 @@ static void respecialize_locked(struct dc_site *s)
 	    atomic_load(&l->mega))
 		return; /* another thread just did it */
 	nc = take_candidates(l, cand, cnt);
+	/* landing.c: a target without the landing pad the site's indirect
+	 * call requires keeps the indirect path (it keeps missing) */
+	for (unsigned i = 0; i < nc; i++)
+		if (dc_landing_pad_ok(s, cand[i]))
+			cand[n++] = cand[i];
+	nc = n;
+	n = 0;
 	if (!nc)
 		return;
 	if (l->retargets >= dc_learn_cfg.retargets) {

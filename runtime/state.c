@@ -133,13 +133,13 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 		bool entry = false;
 		unsigned n = 0;
 
-		direct = v && direct_ok(s);
-		if (direct) {
-			/* the interim guard of a direct site (safe mode) */
-			tg[n++] = v;
-		} else if (direct_ok(s)) {
-			/* NULL: a direct site has nothing to learn (a call
-			 * would fault either way); the slow path */
+		if (direct_ok(s)) {
+			/* NULL (a call would fault either way) or a target
+			 * without the landing pad the site's indirect call
+			 * requires (landing.c): the slow path */
+			direct = v && dc_landing_pad_ok(s, v);
+			if (direct) /* its interim guard (safe mode) */
+				tg[n++] = v;
 		} else {
 			n = dc_learn_targets(s, v, tg, &entry);
 		}

@@ -61,6 +61,10 @@
 #define INSN_ADR 0x10000000u     /* adr x<d>, <imm21>                 */
 #define INSN_BNE 0x54000001u     /* b.ne <imm19>                      */
 #define INSN_UDF 0x00000000u     /* udf #0                            */
+#define INSN_BTI_C 0xd503245fu   /* bti c                             */
+#define INSN_BTI_JC 0xd50324dfu  /* bti jc                            */
+#define INSN_PACIASP 0xd503233fu /* paciasp (an implicit bti c)       */
+#define INSN_PACIBSP 0xd503237fu /* pacibsp (an implicit bti c)       */
 #define REG_X16 16
 #define REG_X17 17
 
@@ -304,6 +308,18 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 	put64(&e, g->site);
 	pad_to(&e, arch_guard_size(g->ntargets));
 	return e.n;
+}
+
+/*
+ * What `blr` accepts under BTI (a BR from x16/x17 is accepted by the same
+ * pads): bti c, bti jc, and paciasp / pacibsp, which are implicit `bti c`
+ * landing pads.
+ */
+bool arch_is_landing_pad(uint32_t word, unsigned site_flags)
+{
+	return !(site_flags & DYNCALL_SITE_BTI) || word == INSN_BTI_C ||
+	       word == INSN_BTI_JC || word == INSN_PACIASP ||
+	       word == INSN_PACIBSP;
 }
 
 /*

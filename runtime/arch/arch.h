@@ -123,6 +123,10 @@ size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
 size_t arch_emit_disc_thunk(uint8_t *buf, uintptr_t at, uintptr_t region,
 			    uintptr_t site, unsigned flavor);
 
+/* Is `word`, the first 4 bytes of a function, the landing pad an indirect
+ * call from a site with these flags (DYNCALL_SITE_IBT, _BTI) requires? */
+bool arch_is_landing_pad(uint32_t word, unsigned site_flags);
+
 /* Make [addr, addr + len) visible to instruction fetch on this core
  * (the cross-core part is the membarrier the generic code issues). */
 void arch_flush_icache(uintptr_t addr, size_t len);

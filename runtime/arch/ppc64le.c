@@ -367,6 +367,14 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 	return e.n;
 }
 
+/* ppc64le has no landing pads. */
+bool arch_is_landing_pad(uint32_t word, unsigned site_flags)
+{
+	(void)word;
+	(void)site_flags;
+	return true;
+}
+
 /*
  * Far stub: T in another module, out of reach, or without a recognizable
  * local entry; enters the global entry with r12 = T:

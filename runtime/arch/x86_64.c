@@ -419,6 +419,15 @@ size_t arch_emit_disc_thunk(uint8_t *buf, uintptr_t at, uintptr_t region,
 	return e.n;
 }
 
+/* endbr64 (f3 0f 1e fa): what an indirect call checks under IBT. */
+bool arch_is_landing_pad(uint32_t word, unsigned site_flags)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	return !(site_flags & DYNCALL_SITE_IBT) ||
+	       !memcmp(&word, endbr64, sizeof(endbr64));
+}
+
 /* x86 keeps instruction fetch coherent with stores; what remains is the
  * serialization of the other cores, done by the generic membarrier. */
 void arch_flush_icache(uintptr_t addr, size_t len)
