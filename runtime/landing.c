@@ -14,7 +14,9 @@
  * module's executable segments directly, anywhere else through
  * process_vm_readv on ourselves, which fails with EFAULT instead of
  * faulting when the address is not mapped (a stored data pointer, a
- * corrupted key).  Only done when a site is planned, never on a call.
+ * corrupted key).  Where process_vm_readv is not available (seccomp,
+ * qemu-user) a target outside the registered modules keeps the indirect
+ * path.  Only done when a site is planned, never on a call.
  */
 #include <sys/uio.h>
 #include <unistd.h>
@@ -22,12 +24,19 @@
 #include "arch/arch.h"
 #include "internal.h"
 
-static bool read_word(uintptr_t at, uint32_t *out)
+static bool read_word(const struct dc_module *own, uintptr_t at,
+		      uint32_t *out)
 {
 	struct iovec local = { out, sizeof(*out) };
 	struct iovec remote = { (void *)at, sizeof(*out) };
 
-	for (struct dc_module *m = dc_modules; m; m = m->next)
+	/* the site's own module first: during its registration it is not
+	 * on the list yet */
+	if (own && dc_in_exec(own, at, at + sizeof(*out))) {
+		*out = __atomic_load_n((const uint32_t *)at, __ATOMIC_RELAXED);
+		return true;
+	}
+	for (const struct dc_module *m = dc_modules; m; m = m->next)
 		if (dc_in_exec(m, at, at + sizeof(*out))) {
 			*out = __atomic_load_n((const uint32_t *)at,
 					       __ATOMIC_RELAXED);
@@ -43,7 +52,7 @@ bool dc_landing_pad_ok(const struct dc_site *s, uintptr_t target)
 
 	if (!(s->flags & (DYNCALL_SITE_IBT | DYNCALL_SITE_BTI)))
 		return true;
-	if (!target || !read_word(target, &w))
+	if (!target || !read_word(s->mod, target, &w))
 		return false;
 	return arch_is_landing_pad(w, s->flags);
 }

@@ -1,4 +1,4 @@
-// Checks (Clang: with the runtime's introspection; GCC: the same output) that in a module built with IBT (-fcf-protection=branch) a site is made direct, or gets a target in its guard stub, only when the target starts with endbr64: a key holding a function address past its endbr64 keeps the indirect path (fresh key: slow; escaped key: never learned), with Clang and GCC, and every call still reaches what the site loaded.
+// Checks (with the runtime's introspection under Clang, by the same output under gcc) that in a module built with IBT (-fcf-protection=branch) a site is made direct, or gets a target in its guard stub, only when the target starts with endbr64: a key holding a function address past its endbr64 keeps the indirect path (fresh key: slow; escaped key: never learned), with Clang and GCC, and every call still reaches what the site loaded.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
 // RUN: %clang -O2 -fcf-protection=branch %libdyncall_cflags -I%exec_inputs %s -o %t.ref
 // RUN: %t.ref > %t.ref.out
