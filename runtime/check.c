@@ -8,7 +8,9 @@
  * variable key whose current value, read after the miss, is not the value
  * the runtime patched its sites for: a store the compiler did not see (code
  * built without the plugin, memcpy, a debugger) and nobody called
- * dyncall_update().  Reported once per site; the call then goes to the
+ * dyncall_update().  The two are compared again under the runtime lock
+ * (trylock: a miss never waits), because a store through the runtime
+ * records the new value before it writes the key.  Reported once per site; the call then goes to the
  * loaded pointer, as the program asked.
  */
 #include <dlfcn.h>
@@ -44,6 +46,7 @@ void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 	const char *name = "?", *sym = "?";
 	uintptr_t at, base = 0, now, patched;
 	char buf[512];
+	sigset_t saved;
 	Dl_info di;
 	int n;
 
@@ -51,6 +54,18 @@ void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 		return;
 	now = dc_key_load(k);
 	patched = __atomic_load_n(&k->value, __ATOMIC_RELAXED);
+	if (now == patched)
+		return;
+	/* A store through the runtime sets k->value (step 1 of the store
+	 * protocol) before it writes the key: a thread that loaded the value
+	 * the key still holds may miss in between.  Confirm under the lock,
+	 * where no store is in flight; if it is busy, this miss proves
+	 * nothing and a genuinely stale key shows again at a later miss. */
+	if (!dc_trylock(&saved))
+		return;
+	now = dc_key_load(k);
+	patched = k->value;
+	dc_unlock(&saved);
 	if (now == patched)
 		return;
 	DC_STAT_ADD(guard_misses, 1);
