@@ -408,10 +408,17 @@ static tree handle_dynamic_call_attribute(tree *node, tree name, tree args,
 			     (int)ATTR_FLAG_FUNCTION_NEXT |
 			     (int)ATTR_FLAG_ARRAY_NEXT))
 			return tree_cons(name, args, NULL_TREE);
-		/* On a struct, union, enum or any other type: an error, as
-		 * with Clang (GCC would only warn that it is ignored). */
-		error_at(TYPE_P(decl) ? type_location(decl) : input_location,
-			 args ? ERR_ARGS : ERR_WHERE);
+		/* On a struct, union or enum: an error, as with Clang (GCC
+		 * would only warn that it is ignored).  In a type name (a
+		 * cast), Clang's own warning. */
+		if (TYPE_P(decl) && (RECORD_OR_UNION_TYPE_P(decl) ||
+				     TREE_CODE(decl) == ENUMERAL_TYPE))
+			error_at(type_location(decl),
+				 args ? ERR_ARGS : ERR_WHERE);
+		else
+			warning_at(input_location, OPT_Wattributes,
+				   "%<dynamic_call%> attribute ignored when "
+				   "parsing type");
 		return NULL_TREE;
 	}
 	/* The same order of checks as the Clang plugin's. */

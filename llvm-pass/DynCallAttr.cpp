@@ -172,12 +172,10 @@ void report(Sema &S, SourceLocation Loc, DiagnosticsEngine::Level Level,
   B << Msg;
 }
 
-/// Attach the implicit annotation carrying the key name.
-void annotate(Sema &S, Decl *D, SourceRange Range) {
-  if (hasDynCallAnnotation(D))
-    return;
+/// The key name as the annotation's argument (a folded constant).
+Expr *nameArgument(Sema &S, const NamedDecl *D, SourceRange Range) {
   ASTContext &Ctx = S.getASTContext();
-  std::string Name = keyName(cast<NamedDecl>(D));
+  std::string Name = keyName(D);
   QualType StrTy = Ctx.getStringLiteralArrayType(Ctx.CharTy, Name.size());
   Expr *Arg = StringLiteral::Create(Ctx, Name, StringLiteralKind::Ordinary,
                                     /*Pascal=*/false, StrTy, Range.getBegin());
@@ -186,8 +184,31 @@ void annotate(Sema &S, Decl *D, SourceRange Range) {
   AttributeCommonInfo Info(Range, AttributeCommonInfo::AT_Annotate,
                            AttributeCommonInfo::Form::Implicit());
   if (!S.ConstantFoldAttrArgs(Info, Args))
+    return nullptr;
+  return Args[0];
+}
+
+/// Attach the implicit annotation carrying the key name.
+void annotate(Sema &S, Decl *D, SourceRange Range) {
+  if (hasDynCallAnnotation(D))
     return;
-  D->addAttr(AnnotateAttr::CreateImplicit(Ctx, AttrName, Args, 1, Range));
+  if (Expr *Arg = nameArgument(S, cast<NamedDecl>(D), Range)) {
+    Expr *Args[] = {Arg};
+    D->addAttr(AnnotateAttr::CreateImplicit(S.getASTContext(), AttrName, Args,
+                                            1, Range));
+  }
+}
+
+/// A field is annotated while its record is still being parsed; an anonymous
+/// record's key name lists all its fields, so it is computed again once the
+/// record is complete.
+void refreshFieldName(Sema &S, FieldDecl *FD) {
+  if (FD->getParent()->getIdentifier())
+    return;
+  for (auto *A : FD->specific_attrs<AnnotateAttr>())
+    if (A->getAnnotation() == AttrName && A->args_size() == 1)
+      if (Expr *Arg = nameArgument(S, FD, A->getRange()))
+        *A->args_begin() = Arg;
 }
 
 class DynCallAttrInfo : public ParsedAttrInfo {
@@ -318,9 +339,12 @@ public:
 
   bool VisitFieldDecl(FieldDecl *FD) {
     ASTContext &Ctx = FD->getASTContext();
-    if (hasDynCallAnnotation(FD))
+    if (hasDynCallAnnotation(FD)) {
       markProductive(Ctx, FD->getType());
-    if (hasDynCallAnnotation(FD) || FD->isBitField())
+      refreshFieldName(CI.getSema(), FD);
+      return true;
+    }
+    if (FD->isBitField())
       return true;
     const TypedefNameDecl *TD = annotatedTypedef(Ctx, FD->getType());
     if (!TD || keyShape(Ctx, FD->getType()) == KeyShape::None)
