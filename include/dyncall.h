@@ -35,13 +35,13 @@
 #ifndef DYNCALL_H
 #define DYNCALL_H
 
+/* No system header: a file may include this one first and define its
+ * feature macros (_GNU_SOURCE, _POSIX_C_SOURCE, ...) after it, which only
+ * works while nothing has included <features.h> yet (glibc's <stdint.h>
+ * and C++'s <cstddef> do).  The compiler's predefined types are the same
+ * types as size_t and uint64_t. */
 #ifdef __cplusplus
-#include <cstddef>
-#include <cstdint>
 extern "C" {
-#else
-#include <stddef.h>
-#include <stdint.h>
 #endif
 
 #define DYNCALL_VERSION_MAJOR 0
@@ -90,8 +90,8 @@ int dyncall_update(void *key);
 
 /* The same for n keys with one core synchronization per phase for the
  * whole batch.  Returns the first error, after doing all it can. */
-int dyncall_update_batch(void *const *keys, size_t n);
-int dyncall_set_batch(void *const *keys, void *const *values, size_t n);
+int dyncall_update_batch(void *const *keys, __SIZE_TYPE__ n);
+int dyncall_set_batch(void *const *keys, void *const *values, __SIZE_TYPE__ n);
 
 struct dyncall_key_info {
 	const char *name;   /* source name of the key (from its key entry)    */
@@ -138,31 +138,31 @@ typedef int (*dyncall_site_fn)(const struct dyncall_site_info *info,
 int dyncall_foreach_site(const void *key, dyncall_site_fn fn, void *arg);
 
 struct dyncall_stats {
-	uint64_t modules;        /* registered modules                     */
-	uint64_t sites;          /* registered sites                       */
-	uint64_t keys;           /* registered keys                        */
-	uint64_t patches;        /* branch writes done (each step counted) */
-	uint64_t skipped;        /* writes skipped: nothing would change   */
-	uint64_t refused;        /* writes refused: unexpected bytes etc.  */
-	uint64_t membarriers;    /* core synchronizations                  */
-	uint64_t stubs;          /* stubs and thunks generated             */
-	uint64_t discoveries;    /* call instructions discovered           */
-	uint64_t verify_failures;/* discovery checks that failed           */
-	uint64_t guard_misses;   /* checking mode: calls through a stale key */
-	uint64_t stores;         /* stores that repatched                  */
-	uint64_t jump_to_self;   /* branch writes that needed jmp-to-self  */
+	__UINT64_TYPE__ modules;        /* registered modules                     */
+	__UINT64_TYPE__ sites;          /* registered sites                       */
+	__UINT64_TYPE__ keys;           /* registered keys                        */
+	__UINT64_TYPE__ patches;        /* branch writes done (each step counted) */
+	__UINT64_TYPE__ skipped;        /* writes skipped: nothing would change   */
+	__UINT64_TYPE__ refused;        /* writes refused: unexpected bytes etc.  */
+	__UINT64_TYPE__ membarriers;    /* core synchronizations                  */
+	__UINT64_TYPE__ stubs;          /* stubs and thunks generated             */
+	__UINT64_TYPE__ discoveries;    /* call instructions discovered           */
+	__UINT64_TYPE__ verify_failures;/* discovery checks that failed           */
+	__UINT64_TYPE__ guard_misses;   /* checking mode: calls through a stale key */
+	__UINT64_TYPE__ stores;         /* stores that repatched                  */
+	__UINT64_TYPE__ jump_to_self;   /* branch writes that needed jmp-to-self  */
 	/* Sites registered in the direct state dyncall-rewrite relax left
 	 * them in (DYNCALL_SITE_RESOLVED, bytes verified, the key still holds
 	 * the resolved target): no write, no core sync.  Cumulative, like
 	 * `patches`.  A RESOLVED site that needed a write (a store before
 	 * registration, an ESCAPES key, checking mode) is not counted. */
-	uint64_t resolved_at_link;
+	__UINT64_TYPE__ resolved_at_link;
 	/* Learning (docs/runtime.md, "Sites that learn"): guard misses
 	 * sampled, re-specialisations of a site's stub to its hottest
 	 * targets, and sites that stopped learning (megamorphic). */
-	uint64_t learn_samples;
-	uint64_t learned;
-	uint64_t megamorphic;
+	__UINT64_TYPE__ learn_samples;
+	__UINT64_TYPE__ learned;
+	__UINT64_TYPE__ megamorphic;
 };
 
 void dyncall_get_stats(struct dyncall_stats *out);

@@ -81,6 +81,9 @@ struct Key {
   GlobalVariable *Object = nullptr; // variable or type-key descriptor
   std::string Name;                 // source name, for messages
   bool IsType = false;
+  // An array key (name ends in "[]"): type-like, its element stores stay
+  // plain, so it always ESCAPES and its sites are never fresh.
+  bool IsArray = false;
   bool Escapes = false;
   GlobalVariable *Cell = nullptr; // __dyncall_keycell.*
 };
@@ -98,7 +101,10 @@ public:
 private:
   void collectAnnotatedGlobals();
   void collectExternKeys();
+  void addVariableKey(GlobalVariable *GV, StringRef Name);
+  Key *keyForName(StringRef Name);
   Key *keyForAnnotation(const CallBase &Annotation);
+  Key *keyForBase(Value *P);
   Key *keyForPointer(Value *P);
   std::string unitId();
 
@@ -130,7 +136,10 @@ private:
   const TargetTrampolines *Tramps;
 
   MapVector<GlobalVariable *, Key> VarKeys;
-  StringMap<Key> TypeKeys;
+  StringMap<Key> TypeKeys;                    // also the array keys
+  // Array variable -> its key's name (the key and its descriptor are made
+  // on first use: an array nobody calls through needs neither).
+  DenseMap<GlobalVariable *, std::string> ArrayVars;
   std::string UnitId;
   unsigned NextSite = 0;
   bool NeedRetpoline = false;
@@ -193,15 +202,23 @@ void DynCallTransform::collectAnnotatedGlobals() {
         dyn_cast<GlobalVariable>(Entry->getOperand(0)->stripPointerCasts());
     if (!GV)
       continue;
-    Key &K = VarKeys[GV];
-    K.Object = GV;
-    if (K.Name.empty())
-      K.Name = Entry->getNumOperands() > 4
-                   ? annotationArgName(Entry->getOperand(4))
-                   : "";
-    if (K.Name.empty())
-      K.Name = GV->getName().str();
+    std::string Name = Entry->getNumOperands() > 4
+                           ? annotationArgName(Entry->getOperand(4))
+                           : "";
+    addVariableKey(GV, Name.empty() ? GV->getName() : StringRef(Name));
   }
+}
+
+/// A variable key, or an array variable's (type-like) array key.
+void DynCallTransform::addVariableKey(GlobalVariable *GV, StringRef Name) {
+  if (Name.ends_with("[]")) {
+    ArrayVars[GV] = Name.str();
+    return;
+  }
+  Key &K = VarKeys[GV];
+  K.Object = GV;
+  if (K.Name.empty())
+    K.Name = Name.str();
 }
 
 /// Extern keys arrive as comments in module asm (see DynCallAttr.cpp); read
@@ -220,13 +237,11 @@ void DynCallTransform::collectExternKeys() {
         (Kept += Line) += '\n';
       continue;
     }
-    StringRef Sym = L.trim();
-    if (GlobalVariable *GV = M.getGlobalVariable(Sym, /*AllowLocal=*/true)) {
-      Key &K = VarKeys[GV];
-      K.Object = GV;
-      if (K.Name.empty())
-        K.Name = Sym.str();
-    }
+    // "<symbol> <key name>"
+    auto [Sym, Name] = L.trim().split(' ');
+    Name = Name.trim();
+    if (GlobalVariable *GV = M.getGlobalVariable(Sym, /*AllowLocal=*/true))
+      addVariableKey(GV, Name.empty() ? Sym : Name);
   }
   if (P != DynCallPass::Phase::Stores)
     M.setModuleInlineAsm(Kept);
@@ -241,11 +256,19 @@ Key *DynCallTransform::keyForAnnotation(const CallBase &Annotation) {
                          : "";
   if (Name.empty())
     return nullptr;
+  return keyForName(Name);
+}
+
+/// The type key (annotated field or array) of this name, created on first
+/// use with its descriptor.
+Key *DynCallTransform::keyForName(StringRef Name) {
   auto [It, Inserted] = TypeKeys.try_emplace(Name);
   Key &K = It->second;
   if (Inserted) {
-    K.Name = Name;
+    K.Name = Name.str();
     K.IsType = true;
+    K.IsArray = Name.ends_with("[]");
+    K.Escapes = K.IsArray;
     // One descriptor per key name and module; COMDAT + hidden merges the
     // copies of a DSO, and the GCC plugin derives the same symbol name.
     MD5 Hash;
@@ -267,17 +290,37 @@ Key *DynCallTransform::keyForAnnotation(const CallBase &Annotation) {
   return &K;
 }
 
-/// The key whose object \p P points into, if any.
-Key *DynCallTransform::keyForPointer(Value *P) {
-  P = P->stripPointerCasts();
+/// The key whose object is \p P itself (a variable, an annotated field's
+/// address, an array variable), if any.
+Key *DynCallTransform::keyForBase(Value *P) {
   if (auto *GV = dyn_cast<GlobalVariable>(P)) {
-    auto It = VarKeys.find(GV);
-    return It == VarKeys.end() ? nullptr : &It->second;
+    if (auto It = VarKeys.find(GV); It != VarKeys.end())
+      return &It->second;
+    if (auto It = ArrayVars.find(GV); It != ArrayVars.end())
+      return keyForName(It->second);
+    return nullptr;
   }
   if (auto *II = dyn_cast<IntrinsicInst>(P))
     if (II->getIntrinsicID() == Intrinsic::ptr_annotation)
       return keyForAnnotation(*II);
   return nullptr;
+}
+
+/// The key whose object \p P points into, if any: the key itself, or an
+/// element of an array key (constant or variable GEPs from the array, in
+/// any dimension; nothing that is not provably inside the array).
+Key *DynCallTransform::keyForPointer(Value *P) {
+  P = P->stripPointerCasts();
+  if (Key *K = keyForBase(P))
+    return K;
+  auto *GEP = dyn_cast<GEPOperator>(P);
+  if (!GEP)
+    return nullptr;
+  Value *Base = P;
+  while ((GEP = dyn_cast<GEPOperator>(Base)))
+    Base = GEP->getPointerOperand()->stripPointerCasts();
+  Key *K = keyForBase(Base);
+  return K && K->IsArray ? K : nullptr;
 }
 
 /// Unique per translation unit (full LTO merges modules, so trampoline names
@@ -489,7 +532,9 @@ void DynCallTransform::rewriteFieldStores(Function &F) {
   SmallVector<std::pair<StoreInst *, Key *>, 8> FieldStores;
   for (Instruction &I : instructions(F))
     if (auto *SI = dyn_cast<StoreInst>(&I))
-      if (Key *K = keyForPointer(SI->getPointerOperand()); K && K->IsType)
+      // (stores to array elements stay plain: see Key::IsArray)
+      if (Key *K = keyForPointer(SI->getPointerOperand());
+          K && K->IsType && !K->IsArray)
         FieldStores.emplace_back(SI, K);
   for (auto [SI, K] : FieldStores)
     notifyFieldStore(*SI, *K);
@@ -694,8 +739,10 @@ void DynCallTransform::emitKeyEntries() {
   for (auto &[GV, K] : VarKeys)
     if (K.Cell || K.Escapes || !GV->use_empty())
       emitKeyEntry(K);
+  // Array keys get theirs with their first site (runSites).
   for (auto &E : TypeKeys)
-    emitKeyEntry(E.second);
+    if (!E.second.IsArray)
+      emitKeyEntry(E.second);
 }
 
 /// A COMDAT constructor/destructor pair per linked module (the GCC plugin
@@ -798,7 +845,7 @@ bool DynCallTransform::run() {
   bool HasFieldKeys = false;
   if (Function *F = M.getFunction("llvm.ptr.annotation.p0.p0"))
     HasFieldKeys = !F->use_empty();
-  if (VarKeys.empty() && !HasFieldKeys)
+  if (VarKeys.empty() && ArrayVars.empty() && !HasFieldKeys)
     return false;
 
   SiteTy = StructType::get(Ctx, {Int32, Int32, Int32, Int32, Int8, Int8, Int16});

@@ -1,4 +1,4 @@
-// Checks that the attribute written in a pointer declarator, `int (*DYNCALL k)(int)` (the spelling Clang accepts and the exec tests use), applies to the declaration in C and C++: globals, statics and fields become keys and their calls sites; on a parameter or an automatic variable it is the usual error, in a cast a -Wattributes warning.
+// Checks that the attribute written in a pointer declarator, `int (*DYNCALL k)(int)` (the spelling Clang accepts and the exec tests use), applies to the declaration in C and C++: globals, statics and fields become keys and their calls sites; on a parameter or an automatic variable it is the usual error, in a cast a -Wattributes warning (as with Clang).
 // REQUIRES: gcc-plugin
 // (gcc-plugin: needs dyncall_gcc.so)
 // RUN: %dyncall_gcc -O2 -S %gcc_arg-verbose %s -o /dev/null 2>&1 | FileCheck %s
@@ -34,5 +34,5 @@ void automatic(void)
 	(void)a;
 }
 int cast(void) { return ((int (*DYNCALL)(int))one)(1); }
-// MISUSE: attribute-in-declarator.c:[[@LINE-1]]:{{[0-9]+}}: warning: {{.*}}dynamic_call{{.*}} attribute does not apply to types [-Wattributes]
+// MISUSE: attribute-in-declarator.c:[[@LINE-1]]:{{[0-9]+}}: warning: {{.*}}dynamic_call{{.*}} attribute ignored when parsing type [-Wattributes]
 #endif
