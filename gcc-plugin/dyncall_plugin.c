@@ -1242,6 +1242,60 @@ static void insert_note(const pending_note &n)
 	back->probability = profile_probability::always();
 }
 
+/*
+ * Functions that may run while the dynamic loader is still relocating the
+ * module: IFUNC resolvers and the functions of this unit they call
+ * directly.  A call to the runtime from there goes through a PLT or GOT slot
+ * that may not be relocated yet (lld puts IRELATIVE relocations at the end
+ * of .rela.dyn, before the JUMP_SLOTs of .rela.plt; with -z now the slot is
+ * not even bound), so it would crash.  Their stores to a key stay plain
+ * stores and the key is marked ESCAPES: its sites are guarded, correct
+ * whatever a store behind the runtime's back did, and the module's
+ * registration (from its constructor, after every relocation) patches them
+ * for the value stored.  Field stores there get no note (type-key sites are
+ * guarded anyway).  The same rule as the Clang pass
+ * (collectBeforeRelocation); computed once per unit, when the call graph
+ * edges of every function exist.
+ */
+static bool runs_before_relocation(tree fndecl)
+{
+	static hash_set<tree> *early;
+
+	if (!early) {
+		auto_vec<cgraph_node *> work;
+		cgraph_node *node;
+
+		early = new hash_set<tree>;
+		FOR_EACH_FUNCTION(node)
+		{
+			if (!node->alias || !node->ifunc_resolver)
+				continue;
+			cgraph_node *r = node->get_alias_target();
+			if (r)
+				work.safe_push(r->ultimate_alias_target());
+		}
+		while (!work.is_empty()) {
+			node = work.pop();
+			if (early->add(node->decl))
+				continue;
+			for (cgraph_edge *e = node->callees; e;
+			     e = e->next_callee)
+				work.safe_push(
+					e->callee->ultimate_alias_target());
+		}
+	}
+	return early->contains(fndecl);
+}
+
+/* A store or read-modify-write the runtime will not see (see above). */
+static bool plain_before_relocation(tree key, gimple *stmt, bool early)
+{
+	if (early)
+		mark_escaped(key, stmt, "stored in an IFUNC resolver, which "
+					"runs before relocation");
+	return early;
+}
+
 static bool is_runtime_api_call(gimple *stmt)
 {
 	tree fn = is_gimple_call(stmt) ? gimple_call_fndecl(stmt) : NULL_TREE;
@@ -1254,6 +1308,7 @@ static bool is_runtime_api_call(gimple *stmt)
 static unsigned int dyncall_gimple_execute(function *fun)
 {
 	bool retpoline = is_retpoline_function(fun->decl);
+	bool early = runs_before_relocation(fun->decl);
 	bool changed = false;
 	auto_vec<pending_note> notes;
 	basic_block bb;
@@ -1291,7 +1346,9 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				if ((fn == BUILT_IN_ATOMIC_STORE_8 ||
 				     fn == BUILT_IN_ATOMIC_STORE_N) &&
 				    TREE_CODE(key) == VAR_DECL &&
-				    gimple_call_num_args(stmt) == 3) {
+				    gimple_call_num_args(stmt) == 3 &&
+				    !plain_before_relocation(key, stmt,
+							     early)) {
 					replace_store(&gsi, key,
 						      gimple_call_arg(stmt, 1));
 					changed = true;
@@ -1299,7 +1356,7 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				}
 				mark_escaped(key, stmt,
 					     "atomic read-modify-write");
-				if (TREE_CODE(key) == VAR_DECL &&
+				if (TREE_CODE(key) == VAR_DECL && !early &&
 				    insert_resync(&gsi, key))
 					changed = true;
 				gsi_next(&gsi);
@@ -1343,20 +1400,22 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				tree key = key_of_ref(lhs);
 				walk_tree(gimple_assign_rhs1_ptr(stmt),
 					  find_escapes, stmt, NULL);
-				if (key && TREE_CODE(key) == VAR_DECL) {
+				if (key && TREE_CODE(key) == VAR_DECL &&
+				    !plain_before_relocation(key, stmt, early)) {
 					replace_store(&gsi, key, rhs);
 					changed = true;
 					continue;
 				}
-				if (key) {
+				if (key && TREE_CODE(key) != VAR_DECL) {
 					key_of(key);
-					if (stmt_ends_bb_p(stmt))
+					/* No note before relocation (above). */
+					if (!early && stmt_ends_bb_p(stmt))
 						mark_escaped(key, stmt,
 							     "store may throw");
-					else
+					else if (!early)
 						notes.safe_push(
 							{ stmt, key, rhs });
-				} else {
+				} else if (!key) {
 					walk_tree(gimple_assign_lhs_ptr(stmt),
 						  find_escapes, stmt, NULL);
 					/* A clobber or "= {}" writes no target. */
