@@ -136,6 +136,16 @@ static void emit_symbol_header(std::string &out, const char *name,
 	asm_printf(out, "\t.type %s, @function\n%s:\n", name, name);
 }
 
+/*
+ * The bounds of the two sections, weak hidden, always loaded from the GOT
+ * (as the Clang pass does): a unit with keys but no site, or a link whose
+ * --gc-sections dropped every site, has no __dyncall_sites section, and an
+ * undefined weak symbol is 0 only through the GOT.  Addressed PC- or
+ * TOC-relative it cannot be linked into a PIE or shared object on x86-64
+ * (R_X86_64_PC32 against an undefined hidden symbol) and silently becomes
+ * the load base on aarch64 and ppc64le.  The linker relaxes the load back
+ * to an address computation when the symbol is defined.
+ */
 #define SITES_START "__start_" DYNCALL_SITES_SECTION
 #define SITES_STOP "__stop_" DYNCALL_SITES_SECTION
 #define KEYS_START "__start_" DYNCALL_KEYS_SECTION
@@ -173,10 +183,10 @@ static void x86_64_register_call(std::string &out, const char *,
 		asm_printf(out, "\t" X86_64_ENDBR64 "\n");
 	asm_printf(out,
 		   "\tsubq $8, %%rsp\n"
-		   "\tleaq " SITES_START "(%%rip), %%rdi\n"
-		   "\tleaq " SITES_STOP "(%%rip), %%rsi\n"
-		   "\tleaq " KEYS_START "(%%rip), %%rdx\n"
-		   "\tleaq " KEYS_STOP "(%%rip), %%rcx\n"
+		   "\tmovq " SITES_START "@GOTPCREL(%%rip), %%rdi\n"
+		   "\tmovq " SITES_STOP "@GOTPCREL(%%rip), %%rsi\n"
+		   "\tmovq " KEYS_START "@GOTPCREL(%%rip), %%rdx\n"
+		   "\tmovq " KEYS_STOP "@GOTPCREL(%%rip), %%rcx\n"
 		   "\tcall %s@PLT\n"
 		   "\taddq $8, %%rsp\n\tret\n",
 		   callee);
@@ -210,14 +220,14 @@ static void aarch64_register_call(std::string &out, const char *,
 		   "\thint #34\n" /* bti c */
 		   "\tstp x29, x30, [sp, #-16]!\n"
 		   "\tmov x29, sp\n"
-		   "\tadrp x0, " SITES_START "\n"
-		   "\tadd x0, x0, :lo12:" SITES_START "\n"
-		   "\tadrp x1, " SITES_STOP "\n"
-		   "\tadd x1, x1, :lo12:" SITES_STOP "\n"
-		   "\tadrp x2, " KEYS_START "\n"
-		   "\tadd x2, x2, :lo12:" KEYS_START "\n"
-		   "\tadrp x3, " KEYS_STOP "\n"
-		   "\tadd x3, x3, :lo12:" KEYS_STOP "\n"
+		   "\tadrp x0, :got:" SITES_START "\n"
+		   "\tldr x0, [x0, :got_lo12:" SITES_START "]\n"
+		   "\tadrp x1, :got:" SITES_STOP "\n"
+		   "\tldr x1, [x1, :got_lo12:" SITES_STOP "]\n"
+		   "\tadrp x2, :got:" KEYS_START "\n"
+		   "\tldr x2, [x2, :got_lo12:" KEYS_START "]\n"
+		   "\tadrp x3, :got:" KEYS_STOP "\n"
+		   "\tldr x3, [x3, :got_lo12:" KEYS_STOP "]\n"
 		   "\tbl %s\n"
 		   "\tldp x29, x30, [sp], #16\n"
 		   "\tret\n",
@@ -264,14 +274,14 @@ static void ppc64le_register_call(std::string &out, const char *name,
 		   "\tmflr 0\n"
 		   "\tstd 0, 16(1)\n"
 		   "\tstdu 1, -32(1)\n"
-		   "\taddis 3, 2, " SITES_START "@toc@ha\n"
-		   "\taddi 3, 3, " SITES_START "@toc@l\n"
-		   "\taddis 4, 2, " SITES_STOP "@toc@ha\n"
-		   "\taddi 4, 4, " SITES_STOP "@toc@l\n"
-		   "\taddis 5, 2, " KEYS_START "@toc@ha\n"
-		   "\taddi 5, 5, " KEYS_START "@toc@l\n"
-		   "\taddis 6, 2, " KEYS_STOP "@toc@ha\n"
-		   "\taddi 6, 6, " KEYS_STOP "@toc@l\n"
+		   "\taddis 3, 2, " SITES_START "@got@ha\n"
+		   "\tld 3, " SITES_START "@got@l(3)\n"
+		   "\taddis 4, 2, " SITES_STOP "@got@ha\n"
+		   "\tld 4, " SITES_STOP "@got@l(4)\n"
+		   "\taddis 5, 2, " KEYS_START "@got@ha\n"
+		   "\tld 5, " KEYS_START "@got@l(5)\n"
+		   "\taddis 6, 2, " KEYS_STOP "@got@ha\n"
+		   "\tld 6, " KEYS_STOP "@got@l(6)\n"
 		   "\tbl %s\n"
 		   "\tnop\n"
 		   "\taddi 1, 1, 32\n"
@@ -1461,6 +1471,60 @@ static void insert_note(const pending_note &n)
 	back->probability = profile_probability::always();
 }
 
+/*
+ * Functions that may run while the dynamic loader is still relocating the
+ * module: IFUNC resolvers and the functions of this unit they call
+ * directly.  A call to the runtime from there goes through a PLT or GOT slot
+ * that may not be relocated yet (lld puts IRELATIVE relocations at the end
+ * of .rela.dyn, before the JUMP_SLOTs of .rela.plt; with -z now the slot is
+ * not even bound), so it would crash.  Their stores to a key stay plain
+ * stores and the key is marked ESCAPES: its sites are guarded, correct
+ * whatever a store behind the runtime's back did, and the module's
+ * registration (from its constructor, after every relocation) patches them
+ * for the value stored.  Field stores there get no note (type-key sites are
+ * guarded anyway).  The same rule as the Clang pass
+ * (collectBeforeRelocation); computed once per unit, when the call graph
+ * edges of every function exist.
+ */
+static bool runs_before_relocation(tree fndecl)
+{
+	static hash_set<tree> *early;
+
+	if (!early) {
+		auto_vec<cgraph_node *> work;
+		cgraph_node *node;
+
+		early = new hash_set<tree>;
+		FOR_EACH_FUNCTION(node)
+		{
+			if (!node->alias || !node->ifunc_resolver)
+				continue;
+			cgraph_node *r = node->get_alias_target();
+			if (r)
+				work.safe_push(r->ultimate_alias_target());
+		}
+		while (!work.is_empty()) {
+			node = work.pop();
+			if (early->add(node->decl))
+				continue;
+			for (cgraph_edge *e = node->callees; e;
+			     e = e->next_callee)
+				work.safe_push(
+					e->callee->ultimate_alias_target());
+		}
+	}
+	return early->contains(fndecl);
+}
+
+/* A store or read-modify-write the runtime will not see (see above). */
+static bool plain_before_relocation(tree key, gimple *stmt, bool early)
+{
+	if (early)
+		mark_escaped(key, stmt, "stored in an IFUNC resolver, which "
+					"runs before relocation");
+	return early;
+}
+
 static bool is_runtime_api_call(gimple *stmt)
 {
 	tree fn = is_gimple_call(stmt) ? gimple_call_fndecl(stmt) : NULL_TREE;
@@ -1473,6 +1537,7 @@ static bool is_runtime_api_call(gimple *stmt)
 static unsigned int dyncall_gimple_execute(function *fun)
 {
 	bool retpoline = is_retpoline_function(fun->decl);
+	bool early = runs_before_relocation(fun->decl);
 	bool changed = false;
 	auto_vec<pending_note> notes;
 	basic_block bb;
@@ -1510,7 +1575,9 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				if ((fn == BUILT_IN_ATOMIC_STORE_8 ||
 				     fn == BUILT_IN_ATOMIC_STORE_N) &&
 				    TREE_CODE(key) == VAR_DECL &&
-				    gimple_call_num_args(stmt) == 3) {
+				    gimple_call_num_args(stmt) == 3 &&
+				    !plain_before_relocation(key, stmt,
+							     early)) {
 					replace_store(&gsi, key,
 						      gimple_call_arg(stmt, 1));
 					changed = true;
@@ -1518,7 +1585,7 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				}
 				mark_escaped(key, stmt,
 					     "atomic read-modify-write");
-				if (TREE_CODE(key) == VAR_DECL &&
+				if (TREE_CODE(key) == VAR_DECL && !early &&
 				    insert_resync(&gsi, key))
 					changed = true;
 				gsi_next(&gsi);
@@ -1562,20 +1629,22 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				tree key = key_of_ref(lhs);
 				walk_tree(gimple_assign_rhs1_ptr(stmt),
 					  find_escapes, stmt, NULL);
-				if (key && TREE_CODE(key) == VAR_DECL) {
+				if (key && TREE_CODE(key) == VAR_DECL &&
+				    !plain_before_relocation(key, stmt, early)) {
 					replace_store(&gsi, key, rhs);
 					changed = true;
 					continue;
 				}
-				if (key) {
+				if (key && TREE_CODE(key) != VAR_DECL) {
 					key_of(key);
-					if (stmt_ends_bb_p(stmt))
+					/* No note before relocation (above). */
+					if (!early && stmt_ends_bb_p(stmt))
 						mark_escaped(key, stmt,
 							     "store may throw");
-					else
+					else if (!early)
 						notes.safe_push(
 							{ stmt, key, rhs });
-				} else {
+				} else if (!key) {
 					walk_tree(gimple_assign_lhs_ptr(stmt),
 						  find_escapes, stmt, NULL);
 					/* A clobber or "= {}" writes no target. */

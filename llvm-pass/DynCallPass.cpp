@@ -36,6 +36,7 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -116,6 +117,7 @@ private:
                    OptimizationRemarkEmitter &ORE);
   void rewriteKeyUses(Key &K);
   void notifyFieldStore(StoreInst &SI, Key &K);
+  void collectBeforeRelocation();
 
   Constant *relative(Constant *Target, Constant *Entry, unsigned Field,
                      StructType *Ty);
@@ -153,6 +155,8 @@ private:
     uint16_t Flags;
   };
   SmallVector<SiteRecord, 64> SiteRecords;
+  /// IFUNC resolvers and what they call (collectBeforeRelocation).
+  SmallPtrSet<const Function *, 8> BeforeRelocation;
 };
 
 /// The string constant behind an annotation operand, if any.
@@ -567,6 +571,33 @@ void DynCallTransform::emitSiteTable() {
   Used.push_back(Table);
 }
 
+/// Functions that may run while the dynamic loader is still relocating the
+/// module: IFUNC resolvers and the functions of this module they call
+/// directly. A call to the runtime from there goes through a PLT or GOT slot
+/// that may not be relocated yet (lld puts IRELATIVE relocations at the end
+/// of .rela.dyn, before the JUMP_SLOTs of .rela.plt; with -z now the slot is
+/// not even bound), so it would crash. Their stores to a key stay plain
+/// stores and the key is marked ESCAPES: its sites are guarded, correct
+/// whatever a store behind the runtime's back did, and the module's
+/// registration (from its constructor, after every relocation) patches them
+/// for the value stored. Field stores there get no note (type-key sites are
+/// guarded anyway).
+void DynCallTransform::collectBeforeRelocation() {
+  SmallVector<Function *, 8> Work;
+  for (GlobalIFunc &IF : M.ifuncs())
+    if (Function *R = IF.getResolverFunction())
+      Work.push_back(R);
+  while (!Work.empty()) {
+    Function *F = Work.pop_back_val();
+    if (F->isDeclaration() || !BeforeRelocation.insert(F).second)
+      continue;
+    for (Instruction &I : instructions(*F))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (Function *Callee = CB->getCalledFunction())
+          Work.push_back(Callee);
+  }
+}
+
 /// After a store to an annotated field: tell the runtime when the value
 /// differs from the last one it was told about (inline check, cheap).
 void DynCallTransform::notifyFieldStore(StoreInst &SI, Key &K) {
@@ -575,6 +606,8 @@ void DynCallTransform::notifyFieldStore(StoreInst &SI, Key &K) {
     K.Escapes = true;
     return;
   }
+  if (BeforeRelocation.contains(SI.getFunction()))
+    return; // no runtime call there (collectBeforeRelocation)
   IRBuilder<> B(SI.getNextNode());
   LoadInst *Last = B.CreateAlignedLoad(Ptr, K.Object, Align(8), "dyncall.last");
   Last->setAtomic(AtomicOrdering::Monotonic);
@@ -654,15 +687,18 @@ void DynCallTransform::rewriteKeyUses(Key &K) {
           (VT->isIntegerTy() && M.getDataLayout().getTypeStoreSize(VT) ==
                                     M.getDataLayout().getPointerSize());
       if (U->getOperandNo() == SI->getPointerOperandIndex() && PointerSized &&
-          U->get()->stripPointerCasts() == GV)
+          U->get()->stripPointerCasts() == GV &&
+          !BeforeRelocation.contains(SI->getFunction()))
         Stores.push_back(SI);
       else
-        K.Escapes = true;
+        K.Escapes = true; // (a plain store before relocation: see
+                          // collectBeforeRelocation)
       continue;
     }
     if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) {
       K.Escapes = true;
-      RMWs.push_back(I);
+      if (!BeforeRelocation.contains(I->getFunction()))
+        RMWs.push_back(I);
       continue;
     }
     if (isa<GetElementPtrInst>(I) || isa<CastInst>(I)) {
@@ -685,7 +721,8 @@ void DynCallTransform::rewriteKeyUses(Key &K) {
       if (II->isLifetimeStartOrEnd() || isa<DbgInfoIntrinsic>(II) ||
           II->getIntrinsicID() == Intrinsic::var_annotation)
         continue;
-      if (isa<AnyMemIntrinsic>(II))
+      if (isa<AnyMemIntrinsic>(II) &&
+          !BeforeRelocation.contains(II->getFunction()))
         RMWs.push_back(I); // memcpy/memset over the key: resync afterwards
     }
     K.Escapes = true;
@@ -803,6 +840,7 @@ void DynCallTransform::emitRegistration() {
 bool DynCallTransform::runStores() {
   if (M.getModuleFlag(StoresDoneFlag))
     return false;
+  collectBeforeRelocation();
   for (Function &F : M)
     if (!F.isDeclaration())
       rewriteFieldStores(F);

@@ -117,7 +117,8 @@ struct dc_key {
 	size_t fin_lo, fin_hi;   /* store protocol: its step-3 writes      */
 };
 
-/* --- lock.c: the runtime lock; holders have all signals blocked --- */
+/* --- lock.c: the runtime lock; holders have all signals blocked and
+ * cancellation disabled --- */
 void dc_lock(sigset_t *saved) DC_HIDDEN;
 bool dc_trylock(sigset_t *saved) DC_HIDDEN;
 void dc_unlock(sigset_t *saved) DC_HIDDEN;

@@ -7,6 +7,28 @@
  * Holders block every signal first: a signal handler that stores a key or
  * runs a discovery thunk in the same thread would otherwise deadlock on the
  * lock its own thread holds.  Other threads' handlers simply wait.
+ *
+ * Holders also disable cancellation.  A store to a key is a plain store in
+ * C, which is async-cancel-safe and no cancellation point; the runtime call
+ * the plugin made of it must be too.  Blocking signals is not enough:
+ * asynchronous cancellation arrives as glibc's SIGCANCEL, which
+ * pthread_sigmask silently leaves unblocked, and a thread cancelled while
+ * it holds the lock would leave it held forever (every later store hangs,
+ * with nearly all signals blocked).  Deferred cancellation would act at the
+ * cancellation points inside (usleep between retries in state.c, write in
+ * check.c).  With cancellation disabled, a cancel that arrives meanwhile
+ * stays pending and acts when dc_unlock() restores the state: at once for
+ * an asynchronous thread (after the lock is free and the signal mask
+ * restored), at the next cancellation point for a deferred one (so the
+ * store itself is none).  pthread_setcancelstate/-type are two of the
+ * three async-cancel-safe functions (POSIX) and, in glibc, atomic updates
+ * of the thread's cancel word, safe in a signal handler.
+ *
+ * The type is made deferred as well, and restored last: glibc 2.36's
+ * pthread_setcancelstate acts on a pending asynchronous cancel without
+ * setting the thread's result (pthread_join then sees NULL, not
+ * PTHREAD_CANCELED); pthread_setcanceltype sets it.
+ * test/exec/cancel-while-storing.c proves all of it, both types.
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -16,6 +38,12 @@
 #include "internal.h"
 
 static _Atomic int lock_word; /* 0 free, 1 locked, 2 locked + waiters */
+/* What the holder had before dc_lock(); written and read only by the
+ * holder (under the lock). */
+struct cancel_saved {
+	int state, type;
+};
+static struct cancel_saved holder_cancel;
 
 static void futex(int op, int val)
 {
@@ -23,50 +51,74 @@ static void futex(int op, int val)
 		NULL, 0);
 }
 
-static void block_signals(sigset_t *saved)
+/* Cancellation off, then every signal blocked: nothing can end or
+ * re-enter the thread between here and acquiring the lock. */
+static struct cancel_saved enter(sigset_t *saved)
 {
+	struct cancel_saved c;
 	sigset_t all;
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &c.state);
+	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &c.type);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, saved);
+	return c;
+}
+
+/* The reverse: the signal mask, the state, the type (a pending
+ * asynchronous cancel acts there, with the lock already free). */
+static void leave(sigset_t *saved, struct cancel_saved c)
+{
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+	pthread_setcancelstate(c.state, NULL);
+	pthread_setcanceltype(c.type, NULL);
 }
 
 void dc_lock(sigset_t *saved)
 {
+	struct cancel_saved cancel = enter(saved);
 	int c = 0;
 
-	block_signals(saved);
-	if (atomic_compare_exchange_strong(&lock_word, &c, 1))
-		return;
-	if (c != 2)
-		c = atomic_exchange(&lock_word, 2);
-	while (c != 0) {
-		futex(FUTEX_WAIT, 2);
-		c = atomic_exchange(&lock_word, 2);
+	if (!atomic_compare_exchange_strong(&lock_word, &c, 1)) {
+		if (c != 2)
+			c = atomic_exchange(&lock_word, 2);
+		while (c != 0) {
+			futex(FUTEX_WAIT, 2);
+			c = atomic_exchange(&lock_word, 2);
+		}
 	}
+	holder_cancel = cancel;
 }
 
 bool dc_trylock(sigset_t *saved)
 {
+	struct cancel_saved cancel = enter(saved);
 	int c = 0;
 
-	block_signals(saved);
-	if (atomic_compare_exchange_strong(&lock_word, &c, 1))
+	if (atomic_compare_exchange_strong(&lock_word, &c, 1)) {
+		holder_cancel = cancel;
 		return true;
-	pthread_sigmask(SIG_SETMASK, saved, NULL);
+	}
+	leave(saved, cancel);
 	return false;
 }
 
 void dc_unlock(sigset_t *saved)
 {
+	struct cancel_saved cancel = holder_cancel;
+
 	if (atomic_exchange(&lock_word, 0) == 2)
 		futex(FUTEX_WAKE, 1);
-	pthread_sigmask(SIG_SETMASK, saved, NULL);
+	leave(saved, cancel);
 }
 
 /* fork child: the only thread left; the parent's holder (the forking
- * thread, from the prepare handler) is gone with its sigmask restored. */
+ * thread, from the prepare handler) is gone with its sigmask restored
+ * (atfork_child does that).  Give the child the cancel state and type the
+ * forking thread had before the prepare handler took the lock. */
 void dc_lock_reset_child(void)
 {
 	atomic_store(&lock_word, 0);
+	pthread_setcancelstate(holder_cancel.state, NULL);
+	pthread_setcanceltype(holder_cancel.type, NULL);
 }

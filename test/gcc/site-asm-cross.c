@@ -144,14 +144,14 @@ int tail_site(int x) { return on_event(x); }
 // MOD-AARCH64-NEXT: hint #34
 // MOD-AARCH64-NEXT: stp x29, x30, [sp, #-16]!
 // MOD-AARCH64-NEXT: mov x29, sp
-// MOD-AARCH64-NEXT: adrp x0, __start___dyncall_sites
-// MOD-AARCH64-NEXT: add x0, x0, :lo12:__start___dyncall_sites
-// MOD-AARCH64-NEXT: adrp x1, __stop___dyncall_sites
-// MOD-AARCH64-NEXT: add x1, x1, :lo12:__stop___dyncall_sites
-// MOD-AARCH64-NEXT: adrp x2, __start___dyncall_keys
-// MOD-AARCH64-NEXT: add x2, x2, :lo12:__start___dyncall_keys
-// MOD-AARCH64-NEXT: adrp x3, __stop___dyncall_keys
-// MOD-AARCH64-NEXT: add x3, x3, :lo12:__stop___dyncall_keys
+// MOD-AARCH64-NEXT: adrp x0, :got:__start___dyncall_sites
+// MOD-AARCH64-NEXT: ldr x0, [x0, :got_lo12:__start___dyncall_sites]
+// MOD-AARCH64-NEXT: adrp x1, :got:__stop___dyncall_sites
+// MOD-AARCH64-NEXT: ldr x1, [x1, :got_lo12:__stop___dyncall_sites]
+// MOD-AARCH64-NEXT: adrp x2, :got:__start___dyncall_keys
+// MOD-AARCH64-NEXT: ldr x2, [x2, :got_lo12:__start___dyncall_keys]
+// MOD-AARCH64-NEXT: adrp x3, :got:__stop___dyncall_keys
+// MOD-AARCH64-NEXT: ldr x3, [x3, :got_lo12:__stop___dyncall_keys]
 // MOD-AARCH64-NEXT: bl __dyncall_register
 // MOD-AARCH64-NEXT: ldp x29, x30, [sp], #16
 // MOD-AARCH64-NEXT: ret
@@ -162,14 +162,14 @@ int tail_site(int x) { return on_event(x); }
 // MOD-PPC64LE-NEXT: mflr 0
 // MOD-PPC64LE-NEXT: std 0, 16(1)
 // MOD-PPC64LE-NEXT: stdu 1, -32(1)
-// MOD-PPC64LE-NEXT: addis 3, 2, __start___dyncall_sites@toc@ha
-// MOD-PPC64LE-NEXT: addi 3, 3, __start___dyncall_sites@toc@l
-// MOD-PPC64LE-NEXT: addis 4, 2, __stop___dyncall_sites@toc@ha
-// MOD-PPC64LE-NEXT: addi 4, 4, __stop___dyncall_sites@toc@l
-// MOD-PPC64LE-NEXT: addis 5, 2, __start___dyncall_keys@toc@ha
-// MOD-PPC64LE-NEXT: addi 5, 5, __start___dyncall_keys@toc@l
-// MOD-PPC64LE-NEXT: addis 6, 2, __stop___dyncall_keys@toc@ha
-// MOD-PPC64LE-NEXT: addi 6, 6, __stop___dyncall_keys@toc@l
+// MOD-PPC64LE-NEXT: addis 3, 2, __start___dyncall_sites@got@ha
+// MOD-PPC64LE-NEXT: ld 3, __start___dyncall_sites@got@l(3)
+// MOD-PPC64LE-NEXT: addis 4, 2, __stop___dyncall_sites@got@ha
+// MOD-PPC64LE-NEXT: ld 4, __stop___dyncall_sites@got@l(4)
+// MOD-PPC64LE-NEXT: addis 5, 2, __start___dyncall_keys@got@ha
+// MOD-PPC64LE-NEXT: ld 5, __start___dyncall_keys@got@l(5)
+// MOD-PPC64LE-NEXT: addis 6, 2, __stop___dyncall_keys@got@ha
+// MOD-PPC64LE-NEXT: ld 6, __stop___dyncall_keys@got@l(6)
 // MOD-PPC64LE-NEXT: bl __dyncall_register
 // MOD-PPC64LE-NEXT: nop
 // MOD-PPC64LE-NEXT: addi 1, 1, 32

@@ -109,10 +109,10 @@ int tail_site(int x) { return on_event(x); }
 // MOD-NEXT: .type __dyncall_module_ctor, @function
 // MOD-NEXT: __dyncall_module_ctor:
 // MOD-NEXT: subq $8, %rsp
-// MOD-NEXT: leaq __start___dyncall_sites(%rip), %rdi
-// MOD-NEXT: leaq __stop___dyncall_sites(%rip), %rsi
-// MOD-NEXT: leaq __start___dyncall_keys(%rip), %rdx
-// MOD-NEXT: leaq __stop___dyncall_keys(%rip), %rcx
+// MOD-NEXT: movq __start___dyncall_sites@GOTPCREL(%rip), %rdi
+// MOD-NEXT: movq __stop___dyncall_sites@GOTPCREL(%rip), %rsi
+// MOD-NEXT: movq __start___dyncall_keys@GOTPCREL(%rip), %rdx
+// MOD-NEXT: movq __stop___dyncall_keys@GOTPCREL(%rip), %rcx
 // MOD-NEXT: call __dyncall_register@PLT
 // MOD-NEXT: addq $8, %rsp
 // MOD-NEXT: ret
