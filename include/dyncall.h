@@ -70,6 +70,10 @@ enum dyncall_status {
 	DYNCALL_ERR_RANGE = -8,      /* branch cannot reach; no stub in range */
 	DYNCALL_ERR_DISABLED = -9,   /* DYNCALL_DISABLE=1                     */
 	DYNCALL_ERR_ALIGN = -10,     /* patch point cannot be written safely  */
+	DYNCALL_ERR_STUCK = -11,     /* a direct site could not be taken off
+				      * its target: the store was NOT done
+				      * (see "When patching becomes
+				      * impossible" above)                  */
 };
 
 /* The state of a site (what its patchable branches currently do). */

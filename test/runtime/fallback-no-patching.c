@@ -1,12 +1,13 @@
-// Checks the fallbacks: with mprotect to W+X refused (LD_PRELOAD interposer), with membarrier unavailable (seccomp) and with DYNCALL_DISABLE=1, no byte is patched, dyncall_status() says why, and every call and store still works.
+// Checks the fallbacks: with mprotect to W+X refused (LD_PRELOAD interposer) when mprotect is the only text writer allowed (DYNCALL_TEXT_WRITE=mprotect; by default text is written without mprotect, see hostile-*.c), with membarrier unavailable (seccomp) and with DYNCALL_DISABLE=1, no byte is patched, dyncall_status() says why, and every call and store still works.
 // REQUIRES: x86_64
 // RUN: %cc -O1 -fPIC -shared %S/Inputs/deny-mprotect.c -o %t-deny-mprotect.so
 // RUN: %cc -O1 %S/Inputs/deny-membarrier.c -o %t-deny-membarrier
 // RUN: %cc %libdyncall_cflags -I%S/Inputs -Wa,-I%S/Inputs -O1 %s -o %t %libdyncall_ldflags
 // RUN: %t | FileCheck %s --check-prefix=OK
-// RUN: env LD_PRELOAD=%t-deny-mprotect.so %t | FileCheck %s --check-prefixes=CHECK,MPROTECT
+// RUN: env DYNCALL_TEXT_WRITE=mprotect LD_PRELOAD=%t-deny-mprotect.so %t | FileCheck %s --check-prefixes=CHECK,MPROTECT
 // RUN: %t-deny-membarrier %t | FileCheck %s --check-prefixes=CHECK,MEMBARRIER
 // RUN: env DYNCALL_DISABLE=1 %t | FileCheck %s --check-prefixes=CHECK,DISABLE
+// RUN: env LD_PRELOAD=%t-deny-mprotect.so %t | FileCheck %s --check-prefix=OK
 #include "dyncall_test.h"
 
 long target_a(long a, long b) { return a + b; }
