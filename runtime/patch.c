@@ -40,7 +40,8 @@
  * A point is made DIRECT only by a writer whose later undo needs no new
  * permission (alias: a store; mem: a pwrite on a descriptor already open),
  * so a sandbox installed mid-run cannot strand a direct branch to a value
- * the key no longer holds; in the last resort a site stays guarded.
+ * the key no longer holds; in the last resort a site stays guarded (unless
+ * DYNCALL_TEXT_WRITE=mprotect asked for mprotect alone, e.g. qemu-user).
  *
  * When cores are synchronized.  Every state a point can be in (slow,
  * discovery thunk, guard stub, direct) is correct for a thread that sees
@@ -296,10 +297,12 @@ static int mem_fd = -1;
 static pid_t text_pid;
 static unsigned fork_gen;
 static unsigned writers = DC_WRITE_ALIAS | DC_WRITE_MEM | DC_WRITE_PROT;
+static bool prot_direct; /* DYNCALL_TEXT_WRITE=mprotect: asked for */
 
 void dc_text_init(unsigned allowed)
 {
 	writers = allowed;
+	prot_direct = allowed == DC_WRITE_PROT;
 	text_pid = getpid();
 	if (mem_fd >= 0)
 		close(mem_fd);
@@ -358,12 +361,12 @@ static uintptr_t alias_map(uintptr_t lo, uintptr_t hi)
 
 	if (fd < 0)
 		return 0;
-	if (ftruncate(fd, (off_t)len) ||
-	    pwrite(fd, (const void *)lo, len, 0) != (ssize_t)len)
+	if (ftruncate(fd, (off_t)len))
 		goto fail;
 	rw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (rw == MAP_FAILED)
 		goto fail;
+	memcpy(rw, (const void *)lo, len); /* under the lock: nobody writes */
 	/* Replaces the pages in one step (the mmap lock is held for
 	 * writing: a thread executing them faults and waits, then runs the
 	 * same bytes from the new mapping).  A refusal happens before the
@@ -809,9 +812,11 @@ int dc_batch_run(struct dc_batch *b)
 			refuse(b, e, DYNCALL_ERR_MPROTECT);
 			continue;
 		}
-		if (e->writer == W_PROT && e->want_kind == DC_DEST_DIRECT) {
+		if (e->writer == W_PROT && e->want_kind == DC_DEST_DIRECT &&
+		    !prot_direct) {
 			/* undoing it would need mprotect again, which a
-			 * sandbox may refuse by then: stay guarded/slow */
+			 * sandbox may refuse by then: stay guarded/slow
+			 * (unless mprotect is the writer asked for) */
 			e->writer = W_NONE;
 			e->p->queued = 0;
 			if (e->cur_kind == DC_DEST_DIRECT)
