@@ -8,6 +8,15 @@
 // RUN: %t-deny-membarrier %t | FileCheck %s --check-prefixes=CHECK,MEMBARRIER
 // RUN: env DYNCALL_DISABLE=1 %t | FileCheck %s --check-prefixes=CHECK,DISABLE
 // RUN: env LD_PRELOAD=%t-deny-mprotect.so %t | FileCheck %s --check-prefix=OK
+// Boolean variables: 1/0, yes/no, true/false, on/off in any case; anything
+// else is one warning line and the default (before issue 12, "false", "no"
+// and "off" turned the feature on).
+// RUN: env DYNCALL_DISABLE=no DYNCALL_CHECK=off %t | FileCheck %s --check-prefix=OK
+// RUN: env DYNCALL_DISABLE=false %t | FileCheck %s --check-prefix=OK
+// RUN: env DYNCALL_DISABLE=TRUE %t | FileCheck %s --check-prefixes=CHECK,DISABLE
+// RUN: env DYNCALL_DISABLE=on %t | FileCheck %s --check-prefixes=CHECK,DISABLE
+// RUN: env DYNCALL_DISABLE=maybe %t 2>&1 | FileCheck %s --check-prefixes=WARN,OK
+// WARN: dyncall: warning: DYNCALL_DISABLE=maybe is not one of 1/0, yes/no, true/false, on/off; ignored
 #include "dyncall_test.h"
 
 long target_a(long a, long b) { return a + b; }
