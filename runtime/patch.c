@@ -328,9 +328,14 @@ static void check_fork(void)
 		dc_text_forked();
 }
 
+static size_t al_hit; /* the last alias found: points come in runs */
+
 static struct alias *alias_find(uintptr_t lo, uintptr_t hi)
 {
 	size_t l = 0, h = al_n;
+
+	if (al_hit < al_n && al[al_hit].lo <= lo && hi <= al[al_hit].hi)
+		return &al[al_hit];
 
 	while (l < h) {
 		size_t m = (l + h) / 2;
@@ -340,7 +345,11 @@ static struct alias *alias_find(uintptr_t lo, uintptr_t hi)
 		else
 			h = m;
 	}
-	return l < al_n && al[l].lo <= lo && hi <= al[l].hi ? &al[l] : NULL;
+	if (l < al_n && al[l].lo <= lo && hi <= al[l].hi) {
+		al_hit = l;
+		return &al[l];
+	}
+	return NULL;
 }
 
 static bool alias_overlaps(uintptr_t lo, uintptr_t hi)
