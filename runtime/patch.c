@@ -477,6 +477,8 @@ static struct alias *alias_get(uintptr_t addr, size_t len)
  * executing views with the module). */
 void dc_text_forget(uintptr_t lo, uintptr_t hi)
 {
+	lo &= ~(page_size() - 1); /* the hull of the segments, paged */
+	hi = (hi + page_size() - 1) & ~(page_size() - 1);
 	for (size_t i = al_n; i-- > 0;)
 		if (al[i].lo >= lo && al[i].hi <= hi)
 			alias_drop(&al[i]);

@@ -101,7 +101,8 @@ subs = {
     "%build_dir": build,
     "%src_root": src,
     "%python": config.dyncall_python,
-    "%qemu_aarch64": "qemu-aarch64 -E DYNCALL_TEXT_WRITE=mprotect -L /usr/aarch64-linux-gnu",  # see test/arch/lit.local.cfg
+    # DYNCALL_TEXT_WRITE=mprotect: see test/arch/lit.local.cfg
+    "%qemu_aarch64": "qemu-aarch64 -E DYNCALL_TEXT_WRITE=mprotect -L /usr/aarch64-linux-gnu",
     "%qemu_ppc64le": "qemu-ppc64le -E DYNCALL_TEXT_WRITE=mprotect -L /usr/powerpc64le-linux-gnu",
 }
 # lit applies substitutions in order: the longest first, so that %clang does
