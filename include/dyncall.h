@@ -25,12 +25,34 @@
  * old target.  Run with DYNCALL_CHECK=1 to find such stores (see
  * docs/runtime.md, "Checking mode").
  *
- * Environment: DYNCALL_CHECK=1 (checking mode: every site guarded, stale
- * calls reported on stderr), DYNCALL_DISABLE=1 (never patch anything).
+ * Environment (read with secure_getenv: ignored in set-user-ID programs;
+ * booleans take 1/0, yes/no, true/false, on/off, anything else is one
+ * warning line and the default): DYNCALL_CHECK=1 (checking mode: every
+ * site guarded, stale calls reported on stderr), DYNCALL_DISABLE=1 (never
+ * patch anything), DYNCALL_TEXT_WRITE=auto|no-mprotect|alias|mem|mprotect
+ * (how text is written, docs/runtime.md "Never writable and executable").
  *
  * All functions are thread-safe and may be called from signal handlers
  * (they block signals while they hold the runtime lock).  Every function
  * returns a status; nothing aborts.
+ *
+ * When patching becomes impossible (a sandbox installed mid-run refuses
+ * membarrier, mprotect, mmap or /proc/self/mem): patching stops, what is
+ * patched stays consistent and dyncall_status() says why.  A site is made
+ * direct only by a writer whose undo needs no new permission (a store
+ * through the runtime's memfd alias, or a pwrite on the /proc/self/mem
+ * descriptor opened at start-up), so a direct branch can always be taken
+ * off before a store.  The residual cases, with no safe exit:
+ *   - a direct branch that still cannot be taken off before a store (a
+ *     site the linker resolved, `dyncall-rewrite relax`, when every writer
+ *     is refused; or pwrite itself refused on aarch64/ppc64le without an
+ *     alias): the store is NOT done: dyncall_set and the store the plugin
+ *     emits return DYNCALL_ERR_STUCK and the key keeps its value, so no
+ *     call ever reaches a value the key no longer holds;
+ *   - membarrier refused after start-up: the write that takes a direct
+ *     branch off is done (one atomic store, coherent for instruction
+ *     fetch) but no core is serialized after it, and the store follows;
+ *     status DYNCALL_ERR_MEMBARRIER, nothing is written afterwards.
  */
 #ifndef DYNCALL_H
 #define DYNCALL_H
@@ -70,6 +92,10 @@ enum dyncall_status {
 	DYNCALL_ERR_RANGE = -8,      /* branch cannot reach; no stub in range */
 	DYNCALL_ERR_DISABLED = -9,   /* DYNCALL_DISABLE=1                     */
 	DYNCALL_ERR_ALIGN = -10,     /* patch point cannot be written safely  */
+	DYNCALL_ERR_STUCK = -11,     /* a direct site could not be taken off
+				      * its target: the store was NOT done
+				      * (see "When patching becomes
+				      * impossible" above)                  */
 };
 
 /* The state of a site (what its patchable branches currently do). */

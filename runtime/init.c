@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
  * Start-up (under the lock, on the first registration or store): read the
- * environment, register the membarrier intent, install the fork handlers.
+ * environment (secure_getenv: a set-user-ID program ignores it), register
+ * the membarrier intent, open the text writers, install the fork handlers.
  * Also the status that explains why fast paths are off, and the version.
  */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,11 +53,61 @@ void dc_fatal(const char *fmt, ...)
 	abort();
 }
 
-static bool env_on(const char *name)
+static void env_warn(const char *name, const char *v, const char *what)
 {
-	const char *v = getenv(name);
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf),
+			 "dyncall: warning: %s=%.64s is not %s; ignored\n",
+			 name, v, what);
 
-	return v && *v && strcmp(v, "0") != 0;
+	if (n > (int)sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	if (n > 0)
+		write(STDERR_FILENO, buf, (size_t)n);
+}
+
+/* A boolean variable: 1/0, yes/no, true/false, on/off (any case); unset
+ * or empty: the default; anything else: one warning line, the default.
+ * Read once, at start-up. */
+static bool env_bool(const char *name, bool dflt)
+{
+	static const char *const on[] = { "1", "yes", "true", "on" };
+	static const char *const off[] = { "0", "no", "false", "off" };
+	const char *v = secure_getenv(name);
+
+	if (!v || !*v)
+		return dflt;
+	for (unsigned i = 0; i < 4; i++) {
+		if (!strcasecmp(v, on[i]))
+			return true;
+		if (!strcasecmp(v, off[i]))
+			return false;
+	}
+	env_warn(name, v, "one of 1/0, yes/no, true/false, on/off");
+	return dflt;
+}
+
+/* DYNCALL_TEXT_WRITE: which text writers may be used (docs/runtime.md,
+ * "Never writable and executable"). */
+static unsigned env_writers(void)
+{
+	static const struct { const char *name; unsigned w; } tab[] = {
+		{ "auto", DC_WRITE_ALIAS | DC_WRITE_MEM | DC_WRITE_PROT },
+		{ "no-mprotect", DC_WRITE_ALIAS | DC_WRITE_MEM },
+		{ "alias", DC_WRITE_ALIAS },
+		{ "mem", DC_WRITE_MEM },
+		{ "mprotect", DC_WRITE_PROT },
+	};
+	const char *v = secure_getenv("DYNCALL_TEXT_WRITE");
+
+	if (v && *v) {
+		for (unsigned i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+			if (!strcmp(v, tab[i].name))
+				return tab[i].w;
+		env_warn("DYNCALL_TEXT_WRITE", v,
+			 "one of auto, no-mprotect, alias, mem, mprotect");
+	}
+	return tab[0].w;
 }
 
 /* The signal mask fork() was called with, restored by both handlers
@@ -78,18 +130,25 @@ static void atfork_prepare(void)
 
 static void atfork_parent(void)
 {
+	dc_text_forked();
 	dc_unlock(fork_mask());
 }
 
 static void atfork_child(void)
 {
 	dc_lock_reset_child();
-	/* The registration is per mm; a fork child has a new one. */
+	dc_text_forked();
+	/* The registration is per mm; a fork child has a new one.  Refused
+	 * (a sandbox): the child patches nothing more; its text as inherited
+	 * is consistent with its keys. */
 	if (!dc_cfg.disabled &&
 	    syscall(SYS_membarrier,
-		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
-		dc_fatal("membarrier registration failed in a fork child: %s",
-			 strerror(errno));
+		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0)) {
+		dc_set_status(DYNCALL_ERR_MEMBARRIER,
+			      "membarrier registration refused in a fork "
+			      "child: %s", strerror(errno));
+		dc_cfg.disabled = true;
+	}
 	pthread_sigmask(SIG_SETMASK, fork_mask(), NULL);
 }
 
@@ -100,9 +159,10 @@ void dc_init_locked(void)
 	if (dc_cfg.inited)
 		return;
 	dc_cfg.inited = true;
-	dc_cfg.check = env_on("DYNCALL_CHECK");
+	dc_cfg.check = env_bool("DYNCALL_CHECK", false);
+	dc_text_init(env_writers());
 	dc_learn_init();
-	if (env_on("DYNCALL_DISABLE")) {
+	if (env_bool("DYNCALL_DISABLE", false)) {
 		dc_cfg.disabled = true;
 		dc_set_status(DYNCALL_ERR_DISABLED,
 			      "disabled by DYNCALL_DISABLE");

@@ -170,6 +170,7 @@ struct dc_bent {               /* one queued branch write               */
 	uint8_t cur_kind;
 	uint8_t want_kind;
 	uint8_t nsteps;         /* planned steps                          */
+	uint8_t writer;         /* patch.c: how it is written             */
 };
 #define DC_BATCH_INLINE 16
 struct dc_batch {
@@ -191,6 +192,12 @@ int dc_text_write(uintptr_t addr, const void *bytes, size_t len) DC_HIDDEN;
 void dc_text_begin(void) DC_HIDDEN;
 void dc_text_end(void) DC_HIDDEN;
 bool dc_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
+/* Text writers (patch.c, docs/runtime.md "Never writable and executable"):
+ * memfd alias, /proc/self/mem, mprotect RWX as the last resort. */
+enum { DC_WRITE_ALIAS = 1, DC_WRITE_MEM = 2, DC_WRITE_PROT = 4 };
+void dc_text_init(unsigned allowed) DC_HIDDEN;
+void dc_text_forked(void) DC_HIDDEN;
+void dc_text_forget(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 
 /* --- stubs.c: executable memory near the sites --- */
 enum dc_stub_flavor {

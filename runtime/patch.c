@@ -4,8 +4,8 @@
  *
  * A batch is an array of branch writes (point, destination), built by
  * dc_batch_add() and executed by dc_batch_run():
- *   1. makes the smallest page spans around the writes RWX (or finds them
- *      open in the current text session);
+ *   1. picks a writer for every point (below); only points that must fall
+ *      back to mprotect get their page spans opened (RWX, the last resort);
  *   2. verifies that every point still holds the branch it is believed to
  *      hold (else that point is refused, DYNCALL_ERR_BYTES: never write
  *      over unexpected bytes), plans its write (arch_branch_plan: 1 to
@@ -14,8 +14,34 @@
  *      then does step i of every point that has one;
  *   4. synchronizes all cores after the last step only if the batch took a
  *      point off a DIRECT destination (see "When cores are synchronized");
- *   5. restores R-X on every span, on every path (at the end of the text
- *      session when there is one).
+ *   5. restores R-X on every span it opened, on every path (at the end of
+ *      the text session when there is one).
+ *
+ * Writers (docs/runtime.md, "Never writable and executable"): text is never
+ * mapped writable and executable at the same time, except in the last
+ * resort.  In order of preference:
+ *   alias     the pages are re-mapped R-X (MAP_PRIVATE) from a memfd
+ *             holding a copy of them, plus a second, RW (MAP_SHARED) view
+ *             of the same memfd elsewhere, never executable; a write is a
+ *             plain store through the RW view (an aligned atomic store for
+ *             the protocol's atomic steps): the executing view sees the
+ *             same page.  After fork both processes move to fresh memfds
+ *             before their next write (the old one is shared by both).
+ *   mem       pwrite() to /proc/self/mem (opened at start-up), the kernel's
+ *             forced write into a private mapping (how a debugger pokes
+ *             text).  The kernel copies with memcpy: on aarch64 and ppc64le
+ *             an aligned 4-byte copy from its aligned buffer is one 32-bit
+ *             store (single-copy atomic), so every step may use it; on
+ *             x86-64 it is `rep movsb` on ERMS/FSRM CPUs, bytes in any
+ *             order, so only fresh bytes and non-atomic steps (written
+ *             while no thread can execute them) may.
+ *   mprotect  the pages RWX around the write, R-X again after it: the last
+ *             resort, when memfd/mmap and /proc/self/mem are refused.
+ * A point is made DIRECT only by a writer whose later undo needs no new
+ * permission (alias: a store; mem: a pwrite on a descriptor already open),
+ * so a sandbox installed mid-run cannot strand a direct branch to a value
+ * the key no longer holds; in the last resort a site stays guarded (unless
+ * DYNCALL_TEXT_WRITE=mprotect asked for mprotect alone, e.g. qemu-user).
  *
  * When cores are synchronized.  Every state a point can be in (slow,
  * discovery thunk, guard stub, direct) is correct for a thread that sees
@@ -38,6 +64,7 @@
  * Caller holds the lock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -67,10 +94,14 @@ int dc_sync_cores(void)
 			return 0;
 		}
 	}
-	/* Registered at start-up, so this cannot fail; if it does, written
-	 * branches may not be seen atomically by the other cores and we
-	 * cannot go on (see docs/runtime.md, "The impossible case"). */
-	dc_fatal("membarrier(SYNC_CORE) failed: %s", strerror(errno));
+	/* Registered at start-up; refused later (a sandbox installed
+	 * mid-run): no more patching, the status says why, and the writes
+	 * already done stay as they are (dyncall.h, "When patching becomes
+	 * impossible"). */
+	dc_set_status(DYNCALL_ERR_MEMBARRIER, "membarrier(SYNC_CORE) failed "
+		      "after start-up: %s", strerror(errno));
+	dc_cfg.disabled = true;
+	return DYNCALL_ERR_MEMBARRIER;
 }
 
 /* In-place heapsort: qsort may call malloc, which is not signal-safe. */
@@ -249,24 +280,290 @@ static void close_spans(uintptr_t *lo, uintptr_t *hi, size_t n)
 	}
 }
 
-/* One store of a plan.  Atomic stores rewrite the whole aligned quadword
- * (one `mov` of 8 bytes): the other bytes keep their current value, and
- * only we write text, under the lock. */
-static void do_step(const struct arch_step *s)
+/* ---- writers ----------------------------------------------------------- */
+
+enum { W_NONE, W_ALIAS, W_MEM, W_PROT };
+
+#define ALIAS_CHUNK (64 * 1024) /* aliased at once inside one mapping */
+
+struct alias {
+	uintptr_t lo, hi; /* the executing (R-X) view */
+	uintptr_t rw;     /* the writable view of the same memfd pages */
+	unsigned gen;     /* fork generation it was made in */
+};
+static struct alias *al;   /* sorted by lo, disjoint */
+static size_t al_n, al_cap;
+static int mem_fd = -1;
+static pid_t text_pid;
+static unsigned fork_gen;
+static unsigned writers = DC_WRITE_ALIAS | DC_WRITE_MEM | DC_WRITE_PROT;
+static bool prot_direct; /* DYNCALL_TEXT_WRITE=mprotect: asked for */
+
+void dc_text_init(unsigned allowed)
 {
+	writers = allowed;
+	prot_direct = allowed == DC_WRITE_PROT;
+	text_pid = getpid();
+	if (mem_fd >= 0)
+		close(mem_fd);
+	mem_fd = (writers & DC_WRITE_MEM) ?
+		open("/proc/self/mem", O_RDWR | O_CLOEXEC) : -1;
+}
+
+/* After fork (both sides): the aliases' memfds are shared with the other
+ * process, so each moves to fresh ones before its next write; a child's
+ * /proc/self/mem descriptor still names the parent. */
+void dc_text_forked(void)
+{
+	fork_gen++;
+	if (getpid() != text_pid)
+		dc_text_init(writers);
+}
+
+/* A fork that ran no pthread_atfork handler (a raw system call): found
+ * by the pid, once per batch. */
+static void check_fork(void)
+{
+	if (getpid() != text_pid)
+		dc_text_forked();
+}
+
+static size_t al_hit; /* the last alias found: points come in runs */
+
+static struct alias *alias_find(uintptr_t lo, uintptr_t hi)
+{
+	size_t l = 0, h = al_n;
+
+	if (al_hit < al_n && al[al_hit].lo <= lo && hi <= al[al_hit].hi)
+		return &al[al_hit];
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (al[m].hi <= lo)
+			l = m + 1;
+		else
+			h = m;
+	}
+	if (l < al_n && al[l].lo <= lo && hi <= al[l].hi) {
+		al_hit = l;
+		return &al[l];
+	}
+	return NULL;
+}
+
+static bool alias_overlaps(uintptr_t lo, uintptr_t hi)
+{
+	for (size_t i = 0; i < al_n; i++)
+		if (al[i].lo < hi && lo < al[i].hi)
+			return true;
+	return false;
+}
+
+/* Map [lo, hi) R-X from a new memfd holding its current bytes, and a RW
+ * view of it; returns the RW view or 0 (nothing changed). */
+static uintptr_t alias_map(uintptr_t lo, uintptr_t hi)
+{
+	size_t len = hi - lo;
+	void *rw, *rx;
+	int fd = memfd_create("dyncall-text", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (ftruncate(fd, (off_t)len))
+		goto fail;
+	rw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (rw == MAP_FAILED)
+		goto fail;
+	memcpy(rw, (const void *)lo, len); /* under the lock: nobody writes */
+	/* Replaces the pages in one step (the mmap lock is held for
+	 * writing: a thread executing them faults and waits, then runs the
+	 * same bytes from the new mapping).  A refusal happens before the
+	 * old mapping is touched. */
+	rx = mmap((void *)lo, len, ARCH_PROT(lo, PROT_READ | PROT_EXEC),
+		  MAP_PRIVATE | MAP_FIXED, fd, 0);
+	if (rx == MAP_FAILED) {
+		munmap(rw, len);
+		goto fail;
+	}
+	close(fd);
+	return (uintptr_t)rw;
+fail:
+	close(fd);
+	return 0;
+}
+
+static void alias_drop(struct alias *a)
+{
+	size_t i = (size_t)(a - al);
+
+	munmap((void *)a->rw, a->hi - a->lo);
+	memmove(&al[i], &al[i + 1], (al_n - i - 1) * sizeof(*al));
+	al_n--;
+}
+
+/* The pages a new alias for addr covers: the 64 KiB chunk around it when
+ * it lies in one executable segment of a module or in stub regions, else
+ * the page; never overlapping another alias or a span the text session
+ * holds open (mprotect), whose pages must keep their mapping. */
+static void alias_range(uintptr_t addr, size_t len, uintptr_t *lo,
+			uintptr_t *hi)
+{
+	uintptr_t clo = addr & ~(uintptr_t)(ALIAS_CHUNK - 1);
+	uintptr_t chi = clo + ALIAS_CHUNK;
+	bool stub = true;
+
+	for (uintptr_t p = clo; p < chi && stub; p += page_size())
+		stub = dc_is_stub(p);
+	*lo = addr & ~(page_size() - 1);
+	*hi = (addr + len + page_size() - 1) & ~(page_size() - 1);
+	if ((stub || dc_same_segment(clo, chi)) && *hi <= chi &&
+	    !alias_overlaps(clo, chi)) {
+		*lo = clo;
+		*hi = chi;
+	}
+}
+
+static bool alias_reserve(void)
+{
+	size_t ncap = al_cap ? 2 * al_cap : 16;
+	struct alias *na;
+
+	if (al_n < al_cap)
+		return true;
+	na = dc_alloc(ncap * sizeof(*na));
+	if (!na)
+		return false;
+	memcpy(na, al, al_n * sizeof(*na));
+	dc_free(al, al_cap * sizeof(*al));
+	al = na;
+	al_cap = ncap;
+	return true;
+}
+
+/* The alias covering [addr, addr + len), made if it can be; NULL: none. */
+static struct alias *alias_get(uintptr_t addr, size_t len)
+{
+	struct alias *a = alias_find(addr, addr + len);
+	uintptr_t lo, hi, rw;
+	size_t i;
+
+	if (a && a->gen == fork_gen)
+		return a;
+	if (a) { /* forked: move to a fresh memfd (or to the other writers) */
+		lo = a->lo;
+		hi = a->hi;
+		alias_drop(a);
+	} else {
+		if (!(writers & DC_WRITE_ALIAS))
+			return NULL;
+		alias_range(addr, len, &lo, &hi);
+		if (alias_overlaps(lo, hi))
+			return NULL;
+	}
+	if (already_open(lo, hi) || !alias_reserve())
+		return NULL;
+	rw = alias_map(lo, hi);
+	if (!rw)
+		return NULL;
+	for (i = al_n; i > 0 && al[i - 1].lo > lo; i--)
+		al[i] = al[i - 1];
+	al[i] = (struct alias){ lo, hi, rw, fork_gen };
+	al_n++;
+	return &al[i];
+}
+
+/* A module goes away: its aliases' RW views too (the loader unmaps the
+ * executing views with the module). */
+void dc_text_forget(uintptr_t lo, uintptr_t hi)
+{
+	lo &= ~(page_size() - 1); /* the hull of the segments, paged */
+	hi = (hi + page_size() - 1) & ~(page_size() - 1);
+	for (size_t i = al_n; i-- > 0;)
+		if (al[i].lo >= lo && al[i].hi <= hi)
+			alias_drop(&al[i]);
+}
+
+/* The writer for the branch at `at`, or W_PROT when only mprotect is
+ * left (the caller opens its pages), W_NONE when not even that. */
+static int pick_writer(uintptr_t at, size_t len)
+{
+	if (alias_get(at, len))
+		return W_ALIAS;
+	if (mem_fd >= 0 && ARCH_STORE_WORD == 4)
+		return W_MEM; /* every step is one aligned 32-bit copy */
+	return (writers & DC_WRITE_PROT) ? W_PROT : W_NONE;
+}
+
+/* [addr, addr + len) <- bytes through writer w; false if refused. */
+static bool poke(int w, uintptr_t addr, const void *bytes, size_t len,
+		 size_t word)
+{
+	struct alias *a;
+
+	if (w == W_ALIAS && (a = alias_get(addr, len))) {
+		uintptr_t p = a->rw + (addr - a->lo);
+
+		if (word == 8)
+			atomic_store_explicit((_Atomic uint64_t *)p,
+					      *(const uint64_t *)bytes,
+					      memory_order_release);
+		else if (word == 4)
+			atomic_store_explicit((_Atomic uint32_t *)p,
+					      *(const uint32_t *)bytes,
+					      memory_order_release);
+		else
+			for (size_t i = 0; i < len; i++)
+				((volatile uint8_t *)p)[i] =
+					((const uint8_t *)bytes)[i];
+		return true;
+	}
+	if (w == W_MEM || (w == W_ALIAS && mem_fd >= 0 &&
+			   (word != 8 || ARCH_STORE_WORD == 4))) {
+		for (int i = 0; i < 3; i++)
+			if (pwrite(mem_fd, bytes, len, (off_t)addr) ==
+			    (ssize_t)len)
+				return true;
+		return false;
+	}
+	if (w == W_PROT) {
+		if (word == 8)
+			atomic_store_explicit((_Atomic uint64_t *)addr,
+					      *(const uint64_t *)bytes,
+					      memory_order_release);
+		else if (word == 4)
+			atomic_store_explicit((_Atomic uint32_t *)addr,
+					      *(const uint32_t *)bytes,
+					      memory_order_release);
+		else
+			for (size_t i = 0; i < len; i++)
+				((volatile uint8_t *)addr)[i] =
+					((const uint8_t *)bytes)[i];
+		return true;
+	}
+	return false;
+}
+
+/* One store of a plan through writer w.  Atomic stores rewrite the whole
+ * aligned word (ARCH_STORE_WORD bytes) that holds them: the other bytes
+ * keep their current value, and only we write text, under the lock. */
+static bool do_step(const struct arch_step *s, int w)
+{
+	bool ok;
+
 	if (s->atomic && ARCH_STORE_WORD == 4) {
 		/* aarch64, ppc64le: one aligned 32-bit store of the word that
 		 * holds the instruction (arch_branch_plan: addr 4-aligned) */
-		uintptr_t w = s->addr & ~(uintptr_t)3;
-		_Atomic uint32_t *wp = (_Atomic uint32_t *)w;
-		uint32_t v = atomic_load_explicit(wp, memory_order_relaxed);
+		uintptr_t wa = s->addr & ~(uintptr_t)3;
+		uint32_t v = atomic_load_explicit((_Atomic uint32_t *)wa,
+						  memory_order_relaxed);
 
-		memcpy((char *)&v + (s->addr - w), s->bytes, s->len);
-		atomic_store_explicit(wp, v, memory_order_release);
+		memcpy((char *)&v + (s->addr - wa), s->bytes, s->len);
+		ok = poke(w, wa, &v, 4, 4);
 	} else if (s->atomic) {
 		uintptr_t q = s->addr & ~(uintptr_t)7;
-		_Atomic uint64_t *qp = (_Atomic uint64_t *)q;
-		uint64_t v = atomic_load_explicit(qp, memory_order_relaxed);
+		uint64_t v = atomic_load_explicit((_Atomic uint64_t *)q,
+						  memory_order_relaxed);
 		unsigned sh = (unsigned)(s->addr - q) * 8;
 		uint64_t b, mask;
 
@@ -275,14 +572,13 @@ static void do_step(const struct arch_step *s)
 		mask = s->len >= 8 ? ~(uint64_t)0 :
 				     ((uint64_t)1 << (s->len * 8)) - 1;
 		v = (v & ~(mask << sh)) | ((b & mask) << sh);
-		atomic_store_explicit(qp, v, memory_order_release);
+		ok = poke(w, q, &v, 8, 8);
 	} else {
-		volatile uint8_t *p = (volatile uint8_t *)s->addr;
-
-		for (unsigned i = 0; i < s->len; i++)
-			p[i] = s->bytes[i];
+		ok = poke(w, s->addr, s->bytes, s->len, 0);
 	}
-	arch_flush_icache(s->addr, s->len);
+	if (ok)
+		arch_flush_icache(s->addr, s->len);
+	return ok;
 }
 
 /*
@@ -406,14 +702,23 @@ static void commit(struct dc_bent *e)
 	p->queued = 0;
 }
 
-/* Write to fresh memory nobody executes yet (new stubs): plain stores
- * under a temporarily writable span. */
+/* Write to fresh memory nobody executes yet (new stubs): through the
+ * alias or /proc/self/mem (any copy will do: nobody runs these bytes),
+ * else plain stores under a temporarily writable span. */
 int dc_text_write(uintptr_t addr, const void *bytes, size_t len)
 {
 	uintptr_t lo = addr & ~(page_size() - 1);
 	uintptr_t hi = (addr + len + page_size() - 1) & ~(page_size() - 1);
-	int err = protect(lo, hi, ARCH_TEXT_PROT | PROT_WRITE);
+	int err;
 
+	check_fork();
+	dc_stubs_dirty = true;
+	if (alias_get(addr, len) ? poke(W_ALIAS, addr, bytes, len, 0) :
+	    mem_fd >= 0 && poke(W_MEM, addr, bytes, len, 0))
+		return 0;
+	if (!(writers & DC_WRITE_PROT))
+		return DYNCALL_ERR_MPROTECT;
+	err = protect(lo, hi, ARCH_TEXT_PROT | PROT_WRITE);
 	if (err) {
 		note_mprotect_failure(lo, ARCH_TEXT_PROT | PROT_WRITE, err);
 		return DYNCALL_ERR_MPROTECT;
@@ -423,8 +728,35 @@ int dc_text_write(uintptr_t addr, const void *bytes, size_t len)
 	err = protect(lo, hi, ARCH_TEXT_PROT);
 	if (err)
 		note_mprotect_failure(lo, ARCH_TEXT_PROT, err);
-	dc_stubs_dirty = true;
 	return 0;
+}
+
+/* A later step of a multi-step write whose first step is done: threads
+ * may be spinning on it, so every writer is tried. */
+static void finish_step(const struct arch_step *s, int w)
+{
+	uintptr_t lo = s->addr & ~(page_size() - 1);
+	uintptr_t hi = (s->addr + s->len + page_size() - 1) &
+		       ~(page_size() - 1);
+
+	if (do_step(s, w) || do_step(s, W_ALIAS) ||
+	    (mem_fd >= 0 && (!s->atomic || ARCH_STORE_WORD == 4) &&
+	     do_step(s, W_MEM)))
+		return;
+	if (w != W_PROT && (writers & DC_WRITE_PROT) &&
+	    !already_open(lo, hi) &&
+	    !protect(lo, hi, ARCH_TEXT_PROT | PROT_WRITE)) {
+		int err;
+
+		do_step(s, W_PROT);
+		err = protect(lo, hi, ARCH_TEXT_PROT);
+		if (err)
+			note_mprotect_failure(lo, ARCH_TEXT_PROT, err);
+		return;
+	}
+	dc_set_status(DYNCALL_ERR_STUCK, "cannot finish the write at %#lx",
+		      (unsigned long)s->addr);
+	dc_cfg.disabled = true;
 }
 
 /* Collect a page, skipping recent duplicates: points come in runs on a
@@ -478,27 +810,54 @@ int dc_batch_run(struct dc_batch *b)
 	lo = pages + 2 * b->n;
 	hi = lo + 2 * b->n;
 
-	/* 1. the pages to open (every queued point changes: dc_batch_add
-	 * drops the others) */
+	/* 1. a writer for every point (every queued point changes:
+	 * dc_batch_add drops the others); the pages of the points left to
+	 * the last resort, to open */
+	check_fork();
 	for (i = 0; i < b->n; i++) {
-		uintptr_t at = b->e[i].at, pm = page_size() - 1;
+		struct dc_bent *e = &b->e[i];
+		uintptr_t at = e->at, pm = page_size() - 1;
 
+		e->writer = (uint8_t)pick_writer(at, ARCH_BRANCH_LEN);
+		if (e->writer == W_NONE) {
+			refuse(b, e, DYNCALL_ERR_MPROTECT);
+			continue;
+		}
+		if (e->writer == W_PROT && e->want_kind == DC_DEST_DIRECT &&
+		    !prot_direct) {
+			/* undoing it would need mprotect again, which a
+			 * sandbox may refuse by then: stay guarded/slow
+			 * (unless mprotect is the writer asked for) */
+			e->writer = W_NONE;
+			e->p->queued = 0;
+			if (e->cur_kind == DC_DEST_DIRECT)
+				b->direct_left++;
+			b->skipped++;
+			continue;
+		}
+		if (e->writer != W_PROT)
+			continue;
 		add_page(pages, &npages, at & ~pm);
 		if (((at + ARCH_BRANCH_LEN - 1) & ~pm) != (at & ~pm))
 			add_page(pages, &npages,
 				 (at + ARCH_BRANCH_LEN - 1) & ~pm);
 	}
-	nspans = open_spans(pages, npages, lo, hi);
+	nspans = npages ? open_spans(pages, npages, lo, hi) : 0;
 	if (nspans < 0) {
 		for (i = 0; i < b->n; i++)
-			refuse(b, &b->e[i], DYNCALL_ERR_MPROTECT);
-		goto out;
+			if (b->e[i].writer == W_PROT) {
+				b->e[i].writer = W_NONE;
+				refuse(b, &b->e[i], DYNCALL_ERR_MPROTECT);
+			}
+		nspans = 0;
 	}
 	/* 2. verify each point, plan it, do its first step */
 	for (i = 0; i < b->n; i++) {
 		struct dc_bent *e = &b->e[i];
 		uintptr_t dest;
 
+		if (e->writer == W_NONE)
+			continue;
 		if (!arch_branch_read(e->at, e->op, &dest) || dest != e->cur) {
 			refuse(b, e, DYNCALL_ERR_BYTES);
 			continue;
@@ -513,9 +872,12 @@ int dc_batch_run(struct dc_batch *b)
 			}
 			continue;
 		}
+		if (!do_step(&steps[0], e->writer)) {
+			refuse(b, e, DYNCALL_ERR_MPROTECT); /* nothing written */
+			continue;
+		}
 		if (e->cur_kind == DC_DEST_DIRECT)
 			took_direct = true;
-		do_step(&steps[0]);
 		written++;
 		e->nsteps = (uint8_t)n;
 		if (n == 1) {
@@ -537,7 +899,7 @@ int dc_batch_run(struct dc_batch *b)
 			if (e->nsteps <= s)
 				continue;
 			arch_branch_plan(e->at, e->op, e->cur, e->want, steps);
-			do_step(&steps[s]);
+			finish_step(&steps[s], e->writer);
 			written++;
 			if (s == e->nsteps - 1)
 				commit(e);

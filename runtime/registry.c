@@ -240,6 +240,8 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 	s->key = key_get(*cell, e->flags & DYNCALL_SITE_TYPE_KEY);
 	if (!s->key) {
 		s->status = DYNCALL_ERR_NOMEM;
+		dc_set_status(DYNCALL_ERR_NOMEM, "cannot register a key: out "
+			      "of memory (mmap refused?)");
 		return;
 	}
 	s->key->refs++;
@@ -322,8 +324,12 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 		}
 	}
 	m = dc_alloc(sizeof(*m));
-	if (!m)
+	if (!m) {
+		dc_set_status(DYNCALL_ERR_NOMEM, "cannot register %zu sites: "
+			      "out of memory (mmap refused?)",
+			      (size_t)(se - sb));
 		goto out;
+	}
 	m->sb = sb;
 	m->se = se;
 	m->kb = kb;
@@ -337,6 +343,9 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 	if (m->nsites) {
 		m->sites = dc_alloc(m->nsites * sizeof(*m->sites));
 		if (!m->sites) {
+			dc_set_status(DYNCALL_ERR_NOMEM, "cannot register %u "
+				      "sites: out of memory (mmap refused?)",
+				      m->nsites);
 			dc_free(m, sizeof(*m));
 			goto out;
 		}
@@ -424,10 +433,16 @@ DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,
 			if (s->calls[j].cur_kind != DC_DEST_SLOW &&
 			    !dc_point_keeps_link(s, &s->calls[j]))
 				clean = false;
+		/* A direct branch no writer could revert stays: the
+		 * module is being unloaded (its code goes with it) or the
+		 * process is exiting; patching stops (dyncall.h). */
 		if (s->tramp_pt.cur_kind == DC_DEST_DIRECT &&
-		    !dc_point_keeps_link(s, &s->tramp_pt))
-			dc_fatal("cannot unpatch a direct site at %#lx",
-				 (unsigned long)s->tramp);
+		    !dc_point_keeps_link(s, &s->tramp_pt)) {
+			dc_set_status(DYNCALL_ERR_STUCK,
+				      "cannot unpatch a direct site at %#lx",
+				      (unsigned long)s->tramp);
+			dc_cfg.disabled = true;
+		}
 		site_unlink(s);
 		if (dc_cfg.check)
 			dc_stub_forget_site(s);
@@ -443,6 +458,7 @@ DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,
 			key_put(key);
 		}
 	}
+	dc_text_forget(m->lo, m->hi);
 	DC_STAT_ADD(modules, -1);
 	DC_STAT_ADD(sites, -(uint64_t)m->nsites);
 	/* A site still reaching a stub or thunk keeps its record alive:

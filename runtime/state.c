@@ -43,9 +43,9 @@
  *     loaded N misses and calls N through the slow path).
  *   - A jump-to-self write (patch.c) keeps its syncs between its steps in
  *     every phase; only the sync after a batch's last step is dropped.
- * A step 1 that fails to take a DIRECT point off O (mprotect failing
+ * A step 1 that fails to take a DIRECT point off O (every writer refused
  * midway) would leave a branch to a value the key will no longer hold: we
- * retry, then abort (docs/runtime.md).
+ * retry, then refuse the store (DYNCALL_ERR_STUCK, dyncall.h).
  */
 #include <string.h>
 #include <unistd.h>
@@ -273,7 +273,7 @@ static bool has_direct(const struct dc_site *s)
 /* Step 1 of the store protocol for the keys in list: every point to its
  * safe state, a sync if a DIRECT point moved (dc_batch_run).  Records
  * the step-3 writes of each key in fin[k->fin_lo, k->fin_hi). */
-static void safe_phase(struct dc_key *list)
+static bool safe_phase(struct dc_key *list)
 {
 	for (int t = 0; t < UNDO_TRIES; t++) {
 		struct dc_batch b = { 0 };
@@ -294,18 +294,25 @@ static void safe_phase(struct dc_key *list)
 		}
 		dc_batch_run(&b);
 		if (!b.direct_left)
-			return;
+			return true;
 	}
+	/* A DIRECT point still branches to O and no writer can move it
+	 * (dyncall.h, "When patching becomes impossible"): the caller does
+	 * not store, so no direct branch ever runs to a value the key no
+	 * longer holds; patching stops, the status says why. */
 	for (struct dc_key *k = list; k; k = k->batch_next)
 		for (struct dc_site *s = k->sites; s; s = s->key_next)
-			if (has_direct(s))
-				dc_fatal("cannot take site %#lx of key '%s' off "
-					 "its direct branch before a store "
-					 "(%s); storing would make it call a "
-					 "stale target",
-					 (unsigned long)s->tramp,
-					 k->name ? k->name : "?",
-					 dyncall_status_string());
+			if (has_direct(s)) {
+				dc_set_status(DYNCALL_ERR_STUCK,
+					      "cannot take site %#lx of key "
+					      "'%s' off its direct branch; "
+					      "stores to it are refused",
+					      (unsigned long)s->tramp,
+					      k->name ? k->name : "?");
+				dc_cfg.disabled = true;
+				return false;
+			}
+	return true;
 }
 
 /*
@@ -318,6 +325,7 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 	struct dc_key *list = NULL;
 	struct dc_batch b = { 0 };
 	int ret = DYNCALL_OK;
+	bool stuck;
 
 	for (size_t i = 0; i < n; i++) {
 		struct dc_key *k = keys[i];
@@ -336,8 +344,9 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 	dc_text_begin();
 	fin_n = 0;
 	fin_lost = false;
-	if (list)
-		safe_phase(list);
+	stuck = list && !safe_phase(list);
+	if (stuck)
+		values = NULL; /* refused: the keys keep their values */
 	if (values) {
 		for (size_t i = 0; i < n; i++) {
 			/* A type key's descriptor starts with `last`. */
@@ -370,6 +379,8 @@ int dc_keys_update(struct dc_key **keys, void *const *values, size_t n)
 		DC_STAT_ADD(stores, 1);
 	}
 	ret = dc_batch_run(&b);
+	if (stuck)
+		ret = DYNCALL_ERR_STUCK;
 	dc_text_end();
 	for (struct dc_key *k = list; k; k = k->batch_next)
 		k->in_batch = false;

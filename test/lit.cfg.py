@@ -101,8 +101,9 @@ subs = {
     "%build_dir": build,
     "%src_root": src,
     "%python": config.dyncall_python,
-    "%qemu_aarch64": "qemu-aarch64 -L /usr/aarch64-linux-gnu",
-    "%qemu_ppc64le": "qemu-ppc64le -L /usr/powerpc64le-linux-gnu",
+    # DYNCALL_TEXT_WRITE=mprotect: see test/arch/lit.local.cfg
+    "%qemu_aarch64": "qemu-aarch64 -E DYNCALL_TEXT_WRITE=mprotect -L /usr/aarch64-linux-gnu",
+    "%qemu_ppc64le": "qemu-ppc64le -E DYNCALL_TEXT_WRITE=mprotect -L /usr/powerpc64le-linux-gnu",
 }
 # lit applies substitutions in order: the longest first, so that %clang does
 # not eat the start of %clangxx.

@@ -139,7 +139,13 @@ def run_qemu(arch: str, path: str) -> str:
     if q is None:
         pytest.skip(f"{QEMU[arch]} not found")
     r = subprocess.run(
-        [q, "-L", f"/usr/{TRIPLES[arch]}", path], capture_output=True, text=True, timeout=60, check=False
+        # mprotect as the runtime's only text writer: qemu-user sees writes to code only through
+        # the code's own address (docs/runtime.md, "Never writable and executable")
+        [q, "-E", "DYNCALL_TEXT_WRITE=mprotect", "-L", f"/usr/{TRIPLES[arch]}", path],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert r.returncode == 0, r.stderr
     return r.stdout

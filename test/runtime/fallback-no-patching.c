@@ -1,12 +1,22 @@
-// Checks the fallbacks: with mprotect to W+X refused (LD_PRELOAD interposer), with membarrier unavailable (seccomp) and with DYNCALL_DISABLE=1, no byte is patched, dyncall_status() says why, and every call and store still works.
+// Checks the fallbacks: with mprotect to W+X refused (LD_PRELOAD interposer) when mprotect is the only text writer allowed (DYNCALL_TEXT_WRITE=mprotect; by default text is written without mprotect, see hostile-*.c), with membarrier unavailable (seccomp) and with DYNCALL_DISABLE=1, no byte is patched, dyncall_status() says why, and every call and store still works.
 // REQUIRES: x86_64
 // RUN: %cc -O1 -fPIC -shared %S/Inputs/deny-mprotect.c -o %t-deny-mprotect.so
 // RUN: %cc -O1 %S/Inputs/deny-membarrier.c -o %t-deny-membarrier
 // RUN: %cc %libdyncall_cflags -I%S/Inputs -Wa,-I%S/Inputs -O1 %s -o %t %libdyncall_ldflags
 // RUN: %t | FileCheck %s --check-prefix=OK
-// RUN: env LD_PRELOAD=%t-deny-mprotect.so %t | FileCheck %s --check-prefixes=CHECK,MPROTECT
+// RUN: env DYNCALL_TEXT_WRITE=mprotect LD_PRELOAD=%t-deny-mprotect.so %t | FileCheck %s --check-prefixes=CHECK,MPROTECT
 // RUN: %t-deny-membarrier %t | FileCheck %s --check-prefixes=CHECK,MEMBARRIER
 // RUN: env DYNCALL_DISABLE=1 %t | FileCheck %s --check-prefixes=CHECK,DISABLE
+// RUN: env LD_PRELOAD=%t-deny-mprotect.so %t | FileCheck %s --check-prefix=OK
+// Boolean variables: 1/0, yes/no, true/false, on/off in any case; anything
+// else is one warning line and the default (before issue 12, "false", "no"
+// and "off" turned the feature on).
+// RUN: env DYNCALL_DISABLE=no DYNCALL_CHECK=off %t | FileCheck %s --check-prefix=OK
+// RUN: env DYNCALL_DISABLE=false %t | FileCheck %s --check-prefix=OK
+// RUN: env DYNCALL_DISABLE=TRUE %t | FileCheck %s --check-prefixes=CHECK,DISABLE
+// RUN: env DYNCALL_DISABLE=on %t | FileCheck %s --check-prefixes=CHECK,DISABLE
+// RUN: env DYNCALL_DISABLE=maybe %t 2>&1 | FileCheck %s --check-prefixes=WARN,OK
+// WARN: dyncall: warning: DYNCALL_DISABLE=maybe is not one of 1/0, yes/no, true/false, on/off; ignored
 #include "dyncall_test.h"
 
 long target_a(long a, long b) { return a + b; }
