@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import sys
@@ -19,7 +20,7 @@ from dyncall_rewrite.check import check
 from dyncall_rewrite.diagnostics import ERROR, WARNING
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.errors import RewriteError
-from dyncall_rewrite.listing import format_record, site_record
+from dyncall_rewrite.listing import format_record, json_lines, records
 from dyncall_rewrite.relax import RelaxOptions, relax, write_atomically
 
 PROG = "dyncall-rewrite"
@@ -158,16 +159,20 @@ def _cmd_relax(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     img = Image.load(args.file)
     an = check(img)
-    recs = [site_record(an, s) for s in an.sites]
     if args.json:
-        json.dump(
-            {"file": args.file, "arch": an.backend.name, "sites": recs, "problems": len(an.errors)},
-            sys.stdout,
-            indent=1,
-        )
-        print()
+        # One site per line: json.dump with indent is pure Python (~17 s
+        # for 200,000 sites); json_lines encodes from the columns.
+        head = json.dumps({"file": args.file, "arch": an.backend.name, "problems": len(an.errors)})
+        out = sys.stdout
+        out.write(head[:-1] + ', "sites": [\n')
+        lines = json_lines(an)
+        sep = ""
+        while chunk := list(itertools.islice(lines, 4096)):
+            out.write(sep + ",\n".join(chunk))
+            sep = ",\n"
+        out.write("\n]}\n")
     else:
-        for r in recs:
+        for r in records(an):
             print(format_record(r))
         if an.errors:
             print(f"{args.file}: {len(an.errors)} problems (run `{PROG} check`)")

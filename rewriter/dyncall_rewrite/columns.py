@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 MAX_FUNC_SPAN = 1 << 20  # check.MAX_FUNC_SPAN
 OP_CALL, OP_JMP = 1, 2  # ColumnHooks op codes of Backend.site_op(1) / site_op(2)
-_OP_NAMES = {OP_CALL: "call", OP_JMP: "jmp"}
+OP_NAMES = {OP_CALL: "call", OP_JMP: "jmp"}
 
 
 @dataclass
@@ -106,7 +106,7 @@ class SiteColumns:
             self.c_target.tolist(),
             strict=True,
         ):
-            callers[e].append(Branch(a, ln, _OP_NAMES[op], t))
+            callers[e].append(Branch(a, ln, OP_NAMES[op], t))
         out = []
         for i, (a, s, tr, kc, fn, v, k, fl, tsz, unp, br, rp, st, ki, kf, tg) in enumerate(
             zip(*cols, strict=True)

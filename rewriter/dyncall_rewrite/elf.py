@@ -278,8 +278,13 @@ class Image:
         if name == "func_starts_array":
             v = self.__dict__[name] = self._layout[name] = _func_starts_array(self._raw_syms)
             return v
+        if name in ("_sym_arrays", "_name_ends"):
+            v = self.__dict__[name] = self._layout[name] = (
+                _sorted_symbol_arrays(self._raw_syms) if name == "_sym_arrays" else _name_ends(self)
+            )
+            return v
         if name in ("_sym_val", "_sym_size", "_sym_name", "_sym_func", "_func_idx"):
-            syms = _sorted_symbols(self._raw_syms)
+            syms = _sorted_symbols(self._sym_arrays)
             self.__dict__.update(syms)
             self._layout.update(syms)
             return syms[name]
@@ -303,6 +308,45 @@ class Image:
                 return name if off == 0 else f"{name}+0x{off:x}"
             i -= 1
         return None
+
+    def symbolize_many(self, addrs: np.ndarray) -> list[str | None]:
+        """``symbolize`` of each address, None for 0 (one vector search;
+        an address outside the symbol found first takes the scalar walk)."""
+        a = np.asarray(addrs, dtype=np.int64)
+        vals, sizes, name_offs, _ = self._sym_arrays
+        if not len(vals) or not len(a):
+            return [self.symbolize(x) if x else None for x in a.tolist()]
+        i = np.searchsorted(vals, a, side="right") - 1
+        k = np.maximum(i, 0)
+        v, sz = vals[k], sizes[k]
+        # v + sz < v: wraps in int64 (not in Python ints): the scalar walk
+        hit = (a > 0) & (i >= 0) & ((sz == 0) | ((a < v + sz) & (v + sz >= v)))
+        # Each symbol's name decoded once per image, as _name does (one
+        # decode for all: NUL never occurs inside a UTF-8 sequence).
+        names = self.__dict__.get("_names")
+        if names is None:
+            names = self.__dict__["_names"] = np.full(len(vals), None, object)
+        kh = k[hit]
+        need = names[kh] == None  # noqa: E711 (elementwise)
+        if need.any():
+            ks = np.unique(kh[need])
+            d = self.data
+            raw = b"\0".join(
+                [d[o:e] for o, e in zip(name_offs[ks].tolist(), self._name_ends[ks].tolist(), strict=True)]
+            )
+            names[ks] = bytes(raw).decode("utf-8", "replace").split("\0")
+        texts = [
+            n if o == 0 else f"{n}+0x{o:x}"
+            for n, o in zip(names[kh].tolist(), (a[hit] - v[hit]).tolist(), strict=True)
+        ]
+        if len(texts) == len(a):
+            return texts
+        out: list[str | None] = [None] * len(a)
+        for j, t in zip(np.flatnonzero(hit).tolist(), texts, strict=True):
+            out[j] = t
+        for j in np.flatnonzero(~hit & (a != 0)).tolist():
+            out[j] = self.symbolize(int(a[j]))
+        return out
 
     def function_at(self, vaddr: int) -> Symbol | None:
         """The sized function symbol containing vaddr."""
@@ -532,11 +576,11 @@ def _func_starts_array(raw: RawSyms) -> np.ndarray:
     return np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
 
 
-def _sorted_symbols(raw: RawSyms) -> dict[str, list[Any]]:
-    """Parallel lists sorted by (value, -size): value, size, file offset of
-    the name, is-function; plus the indexes of the sized functions."""
-    vals = np.concatenate([v[k] for _so, _ss, _w, v, _s, k in raw]) if raw else np.zeros(0, np.int64)
-    sizes = np.concatenate([s[k] for _so, _ss, _w, _v, s, k in raw]) if raw else np.zeros(0, np.int64)
+def _sorted_symbol_arrays(raw: RawSyms) -> tuple[np.ndarray, ...]:
+    """Columns sorted by (value, -size): value, size, file offset of the
+    name, is-function."""
+    vals = np.concatenate([v[k] for _so, _ss, _w, v, _s, k in raw]) if raw else np.zeros(0, np.uint64)
+    sizes = np.concatenate([s[k] for _so, _ss, _w, _v, s, k in raw]) if raw else np.zeros(0, np.uint64)
     names = (
         np.concatenate([so + (w[k] & 0xFFFFFFFF).astype(np.int64) for so, _ss, w, _v, _s, k in raw])
         if raw
@@ -548,7 +592,25 @@ def _sorted_symbols(raw: RawSyms) -> dict[str, list[Any]]:
         else np.zeros(0, bool)
     )
     order = np.lexsort((-sizes, vals))
-    vals, sizes, names, funcs = vals[order], sizes[order], names[order], funcs[order]
+    return vals[order], sizes[order], names[order], funcs[order]
+
+
+def _name_ends(img: Image) -> np.ndarray:
+    """File offset of the NUL ending each symbol's name (every string
+    table is NUL-terminated: _symbols checks it)."""
+    names = img._sym_arrays[2]
+    ends = np.zeros(len(names), np.int64)
+    for so, ss, *_ in img._raw_syms:
+        m = (names >= so) & (names < so + ss)
+        nul = so + np.flatnonzero(img.u8[so : so + ss] == 0)
+        ends[m] = nul[np.searchsorted(nul, names[m])]
+    return ends
+
+
+def _sorted_symbols(arrays: tuple[np.ndarray, ...]) -> dict[str, list[Any]]:
+    """_sorted_symbol_arrays as parallel lists; plus the indexes of the
+    sized functions."""
+    vals, sizes, names, funcs = arrays
     return {
         "_sym_val": vals.tolist(),
         "_sym_size": sizes.tolist(),
