@@ -20,8 +20,9 @@ from dyncall_rewrite.check import check
 from dyncall_rewrite.diagnostics import ERROR, WARNING
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.errors import RewriteError
+from dyncall_rewrite.files import check_output, in_place_target, write_atomically
 from dyncall_rewrite.listing import format_record, json_lines, records
-from dyncall_rewrite.relax import RelaxOptions, relax, write_atomically
+from dyncall_rewrite.relax import RelaxOptions, relax
 
 PROG = "dyncall-rewrite"
 
@@ -108,6 +109,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_relax(args: argparse.Namespace) -> int:
+    if not args.in_place:
+        check_output(args.output)  # refused before any work (and again at the rename)
     img = Image.load(args.file)
     opts = RelaxOptions(
         fill_sites=not args.no_fill,
@@ -117,16 +120,11 @@ def _cmd_relax(args: argparse.Namespace) -> int:
     )
     res = relax(img, opts)
     dest = args.file if args.in_place else args.output
-    if res.changed or not args.in_place:
-        if (
-            not args.in_place
-            and os.path.exists(dest)
-            and os.path.samefile(dest, args.file)
-            and not res.changed
-        ):
-            pass
-        else:
-            write_atomically(res.data, dest, img.file_mode)
+    if args.in_place:
+        if res.changed:
+            write_atomically(res.data, in_place_target(args.file, img.file_stat), img.file_mode)
+    elif res.changed or not (os.path.exists(dest) and os.path.samefile(dest, args.file)):
+        write_atomically(res.data, dest, img.file_mode)
     if args.json:
         json.dump(
             {

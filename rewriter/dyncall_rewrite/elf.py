@@ -11,8 +11,8 @@ the tool makes is a same-size write at a file offset.
 from __future__ import annotations
 
 import bisect
+import io
 import itertools
-import os
 import struct
 import warnings
 from dataclasses import dataclass
@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 
 from dyncall_rewrite.errors import (
-    InputIOError,
     NoSectionHeadersError,
     NotELFError,
     TruncatedError,
     UnsupportedFormatError,
 )
+from dyncall_rewrite.files import read_input
 
 
 def _import_lief() -> Any:
@@ -129,12 +129,13 @@ class Image:
     # -- construction -------------------------------------------------
     @classmethod
     def load(cls, path: str) -> Image:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise InputIOError(f"cannot read: {e.strerror}", path=path) from None
-        return cls(path, data, _layout(path, data))
+        """The regular file ``path`` (files.read_input: anything else is
+        DC900); the layout is parsed from the bytes read."""
+        data, st = read_input(path)
+        layout = _layout(path, data)
+        layout["file_mode"] = st.st_mode & 0o7777
+        layout["file_stat"] = st
+        return cls(path, data, layout)
 
     def with_data(self, data: bytes | bytearray) -> Image:
         """The same layout over other contents of the same size."""
@@ -405,7 +406,7 @@ def _layout(path: str, data: bytes) -> dict[str, Any]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            b = lief.ELF.parse(path, _parser_config())
+            b = lief.ELF.parse(io.BytesIO(data), _parser_config())
     except Exception as e:  # LIEF raises on some malformed inputs
         raise NotELFError(f"malformed ELF ({e})", path=path) from None
     if b is None:
@@ -483,7 +484,6 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
         "relocs": relocs,
         "has_symtab": has_symtab,
         "file_size": size,
-        "file_mode": os.stat(path).st_mode & 0o7777,
     }
 
 

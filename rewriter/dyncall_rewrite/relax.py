@@ -24,11 +24,8 @@ on relax's output of every test binary.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import itertools
-import os
 import struct
-import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,7 +35,7 @@ from dyncall_rewrite.arch import Backend, CodeFacts
 from dyncall_rewrite.check import Analysis, SiteInfo, check
 from dyncall_rewrite.columns import ColumnRelax, Writes, relax_columns
 from dyncall_rewrite.elf import PF_X, Image, section
-from dyncall_rewrite.errors import CheckFailedError, InternalError, OutputError
+from dyncall_rewrite.errors import CheckFailedError, InternalError
 
 _I32 = struct.Struct("<i")
 _U16 = struct.Struct("<H")
@@ -611,29 +608,3 @@ def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> bool
             _write(img, res, e.site, cur, site_new, "site", off)
     res.resolved += 1
     return True
-
-
-def write_atomically(data: bytes | bytearray, dest: str, mode: int) -> None:
-    """Write ``data`` to a temporary file next to ``dest`` and rename it
-    over ``dest``; on any failure ``dest`` is untouched."""
-    d = os.path.dirname(os.path.abspath(dest))
-    fd = -1
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".dyncall-rewrite.", dir=d)
-        with os.fdopen(fd, "wb") as f:
-            fd = -1
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, dest)
-        tmp = None
-    except OSError as e:
-        raise OutputError(f"cannot write {dest}: {e.strerror or e}", path=dest) from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
