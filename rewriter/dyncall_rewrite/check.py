@@ -14,7 +14,7 @@ from operator import itemgetter
 from dyncall_rewrite import abi
 from dyncall_rewrite.arch import Backend, Branch, CodeFacts, Stream, Trampoline, backend_for
 from dyncall_rewrite.columns import SiteColumns, check_columns
-from dyncall_rewrite.diagnostics import CODES, ERROR, WARNING, Diagnostic
+from dyncall_rewrite.diagnostics import CODES, ERROR, NOTE, WARNING, Diagnostic
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.lines import LineTable
 from dyncall_rewrite.tables import Key, read_table
@@ -74,6 +74,10 @@ class Analysis:
     @property
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == WARNING]
+
+    @property
+    def notes(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == NOTE]
 
     def symbolize(self, with_lines: bool = True) -> None:
         lines = LineTable(self.image.data) if with_lines and self.diagnostics else None
@@ -528,7 +532,9 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                         b.addr,
                         f"`{be.describe(b.addr)}` reaches trampoline 0x{tramp:x}"
                         f" but a {abi.KIND_NAMES[info.entry.kind]} entry expects `{be.op_names[want]}`:"
-                        " only the trampoline can be patched for it",
+                        " the runtime patches the trampoline, not this branch, so calls through it"
+                        " cost one extra direct jump (branch -> trampoline -> target) and it is never"
+                        " a direct call",
                         info,
                     )
                 elif p := be.site_alignment_problem(b.addr, compiler_labelled=False):

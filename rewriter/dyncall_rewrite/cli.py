@@ -17,7 +17,7 @@ from typing import Any
 
 from dyncall_rewrite import __version__
 from dyncall_rewrite.check import check
-from dyncall_rewrite.diagnostics import ERROR, WARNING
+from dyncall_rewrite.diagnostics import ERROR, NOTE, WARNING
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.errors import RewriteError
 from dyncall_rewrite.files import check_output, in_place_target, write_atomically
@@ -39,9 +39,11 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="validate every entry; exit 1 on any problem")
     c.add_argument("files", nargs="+", metavar="ELF")
     c.add_argument("--json", action="store_true", help="machine-readable report on stdout")
-    c.add_argument("--werror", action="store_true", help="treat warnings as problems")
+    c.add_argument("--werror", action="store_true", help="treat warnings as problems (never notes)")
     c.add_argument("--no-lines", action="store_true", help="do not read DWARF for file:line")
-    c.add_argument("-q", "--quiet", action="store_true", help="print problems only")
+    c.add_argument(
+        "-q", "--quiet", action="store_true", help="print errors and warnings only (no notes, no summary)"
+    )
 
     r = sub.add_parser("relax", help="canonicalize padding, fill sites, resolve link-time targets")
     r.add_argument("file", metavar="ELF")
@@ -60,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--no-fill", action="store_true", help="do not fill in discovered sites")
     r.add_argument("--json", action="store_true", help="report the changes as JSON")
     r.add_argument("-v", "--verbose", action="store_true", help="print every write")
+    r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
     ls = sub.add_parser("list", help="every site with function, key, kind, state, target")
     ls.add_argument("file", metavar="ELF")
@@ -88,19 +91,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
                     "keys": len(an.keys),
                     "errors": len(an.errors),
                     "warnings": len(an.warnings),
+                    "notes": len(an.notes),
                     "diagnostics": [d.to_json() for d in an.diagnostics],
                 }
             )
             continue
         for d in an.diagnostics:
-            print(d.format(path))
+            if not (args.quiet and d.severity == NOTE):
+                print(d.format(path))
         if not args.quiet:
             if not an.has_tables:
                 print(f"{path}: no dyncall tables")
             else:
                 print(
                     f"{path}: {an.site_count} sites, {len(an.keys)} key cells:"
-                    f" {len(an.errors)} errors, {len(an.warnings)} warnings"
+                    f" {len(an.errors)} errors, {len(an.warnings)} warnings, {len(an.notes)} notes"
                 )
     if args.json:
         json.dump(reports if len(reports) != 1 else reports[0], sys.stdout, indent=1)
@@ -143,7 +148,7 @@ def _cmd_relax(args: argparse.Namespace) -> int:
             indent=1,
         )
         print()
-    else:
+    elif not args.quiet:
         if args.verbose:
             for p in res.patches:
                 print(f"0x{p.addr:x}: {p.what}: {p.old.hex(' ')} -> {p.new.hex(' ')}")
