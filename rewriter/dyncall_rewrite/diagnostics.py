@@ -10,7 +10,7 @@ does not print notes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 ERROR = "error"
 WARNING = "warning"
@@ -69,7 +69,6 @@ class Diagnostic:
     table: str | None = None
     symbol: str | None = None  # "func+0x12", filled by the symbolizer
     line: str | None = None  # "file.c:12", when DWARF is present
-    extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def severity(self) -> str:

@@ -61,7 +61,6 @@ SHT_NOBITS = 8
 SHF_ALLOC = 2
 
 _U64 = struct.Struct("<Q")
-_I32 = struct.Struct("<i")
 
 
 @dataclass(slots=True, frozen=True)
@@ -200,10 +199,6 @@ class Image:
         off = s.offset + (vaddr - s.vaddr)
         return bytes(self.data[off : off + n])
 
-    def read_i32(self, vaddr: int) -> int | None:
-        off = self.offset(vaddr, 4)
-        return None if off is None else _I32.unpack_from(self.data, off)[0]
-
     def read_cstring(self, vaddr: int, limit: int = 4096) -> str | None:
         s = self.segment(vaddr)
         off = self.offset(vaddr)
@@ -284,7 +279,7 @@ class Image:
                 _sorted_symbol_arrays(self._raw_syms) if name == "_sym_arrays" else _name_ends(self)
             )
             return v
-        if name in ("_sym_val", "_sym_size", "_sym_name", "_sym_func", "_func_idx"):
+        if name in ("_sym_val", "_sym_size", "_sym_name", "_sym_func"):
             syms = _sorted_symbols(self._sym_arrays)
             self.__dict__.update(syms)
             self._layout.update(syms)
@@ -348,24 +343,6 @@ class Image:
         for j in np.flatnonzero(~hit & (a != 0)).tolist():
             out[j] = self.symbolize(int(a[j]))
         return out
-
-    def function_at(self, vaddr: int) -> Symbol | None:
-        """The sized function symbol containing vaddr."""
-        i = bisect.bisect_right(self._func_starts, vaddr) - 1
-        if i >= 0:
-            k = self._func_idx[i]
-            if vaddr < self._sym_val[k] + self._sym_size[k]:
-                return Symbol(self._name(k), self._sym_val[k], self._sym_size[k], True)
-        return None
-
-    def function_range(self, vaddr: int) -> tuple[int, int] | None:
-        """(start, size) of the sized function symbol containing vaddr."""
-        i = bisect.bisect_right(self._func_starts, vaddr) - 1
-        if i >= 0:
-            k = self._func_idx[i]
-            if vaddr < self._sym_val[k] + self._sym_size[k]:
-                return self._sym_val[k], self._sym_size[k]
-        return None
 
     def symbol_address(self, name: str) -> int | None:
         """Value of the first symbol (in address order) called ``name``."""
@@ -616,5 +593,4 @@ def _sorted_symbols(arrays: tuple[np.ndarray, ...]) -> dict[str, list[Any]]:
         "_sym_size": sizes.tolist(),
         "_sym_name": names.tolist(),
         "_sym_func": funcs.tolist(),
-        "_func_idx": np.flatnonzero(funcs & (sizes != 0)).tolist(),
     }

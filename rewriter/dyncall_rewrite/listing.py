@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.check import Analysis, SiteInfo
-from dyncall_rewrite.columns import OP_NAMES, SiteColumns, unique_inverse
+from dyncall_rewrite.model import OP_NAMES, Analysis, SiteColumns, SiteInfo
+from dyncall_rewrite.vec import unique_inverse
 
 
 def records(an: Analysis) -> list[dict[str, Any]]:

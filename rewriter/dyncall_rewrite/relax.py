@@ -32,10 +32,11 @@ import numpy as np
 
 from dyncall_rewrite import abi
 from dyncall_rewrite.arch import Backend, CodeFacts
-from dyncall_rewrite.check import Analysis, SiteInfo, check
+from dyncall_rewrite.check import check
 from dyncall_rewrite.columns import ColumnRelax, Writes, relax_columns
 from dyncall_rewrite.elf import PF_X, Image, section
 from dyncall_rewrite.errors import CheckFailedError, InternalError
+from dyncall_rewrite.model import Analysis, SiteInfo
 
 _I32 = struct.Struct("<i")
 _U16 = struct.Struct("<H")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import capstone
 
-from dyncall_rewrite.arch import EM_AARCH64, Branch, ColumnHooks, Trampoline
+from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
 from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
 from dyncall_rewrite.elf import PF_X, Image
 
@@ -33,7 +33,6 @@ INSN_B = 0x14000000  # b <imm26>
 INSN_BL = 0x94000000  # bl <imm26>
 MASK_B = 0xFC000000  # opcode bits of b/bl
 IMM26 = 0x03FFFFFF
-INSN_B_NEXT = 0x14000001  # b .+4 (an unpatched trampoline)
 INSN_MOV_X16_X18 = 0xAA1203F0  # mov x16, x18 (orr x16, xzr, x18)
 INSN_BR_X16 = 0xD61F0200  # br x16
 INSN_NOP = 0xD503201F  # nop
@@ -57,7 +56,6 @@ def fits26(at: int, dest: int) -> bool:
 
 class AArch64(FixedWidthBackend):
     name = "aarch64"
-    e_machine = EM_AARCH64
     far_target_is_error = False
     op_names = {"call": "bl", "jmp": "b"}  # noqa: RUF012
     nop = INSN_NOP

@@ -33,7 +33,7 @@ from dyncall_rewrite.arch.fixed32_columns import (
     fits_branch,
     sext,
 )
-from dyncall_rewrite.columns import isin_sorted, le_bytes
+from dyncall_rewrite.vec import isin_sorted, le_bytes
 
 
 class AArch64Columns(Fixed32Columns):

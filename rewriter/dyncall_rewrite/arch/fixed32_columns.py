@@ -25,7 +25,7 @@ import numpy as np
 
 from dyncall_rewrite.arch import INSN_RECORD, CodeFacts, ColumnHooks, UnknownBranches
 from dyncall_rewrite.arch.fixed32 import WORD
-from dyncall_rewrite.columns import unique_sorted
+from dyncall_rewrite.vec import unique_sorted
 
 if TYPE_CHECKING:
     from dyncall_rewrite.arch.fixed32 import FixedWidthBackend

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import capstone
 
-from dyncall_rewrite.arch import EM_PPC64, Branch, ColumnHooks, Trampoline
+from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
 from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
 from dyncall_rewrite.elf import PF_X, Image
 
@@ -47,7 +47,6 @@ INSN_B = 0x48000000  # b <li24>
 INSN_BL = 0x48000001  # bl <li24>
 MASK_B = 0xFC000003  # opcode, AA, LK
 LI24 = 0x03FFFFFC
-INSN_B_NEXT = 0x48000004  # b .+4 (an unpatched trampoline)
 INSN_MTCTR_R11 = 0x7D6903A6  # mtctr r11
 INSN_MR_R12_R11 = 0x7D6C5B78  # mr r12, r11
 INSN_BCTR = 0x4E800420  # bctr
@@ -72,7 +71,6 @@ def fits24(at: int, dest: int) -> bool:
 
 class PPC64LE(FixedWidthBackend):
     name = "ppc64le"
-    e_machine = EM_PPC64
     patches_sites = False
     far_target_is_error = False
     op_names = {"call": "bl <TOC-save stub>; ld r2, 24(r1)", "jmp": "b"}  # noqa: RUF012

@@ -39,7 +39,7 @@ from dyncall_rewrite.arch.ppc64le import (
     REACH,
     TRAMP_SIZE,
 )
-from dyncall_rewrite.columns import isin_sorted, le_bytes
+from dyncall_rewrite.vec import isin_sorted, le_bytes
 
 
 class PPC64LEColumns(Fixed32Columns):

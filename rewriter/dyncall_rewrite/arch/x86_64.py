@@ -31,7 +31,7 @@ import struct
 import capstone
 from capstone import x86_const
 
-from dyncall_rewrite.arch import EM_X86_64, Backend, Branch, ColumnHooks, Insn, Stream, Trampoline
+from dyncall_rewrite.arch import Backend, Branch, ColumnHooks, Insn, Stream, Trampoline
 from dyncall_rewrite.elf import PF_X, Image, Segment
 
 OP_CALL_REL32 = 0xE8  # call rel32
@@ -102,7 +102,6 @@ def _branch_indexes(recs: list[Insn]) -> list[int]:
 
 class X86_64(Backend):
     name = "x86_64"
-    e_machine = EM_X86_64
     site_size = BRANCH_SIZE
     tramp_pad = len(TRAMP_PAD)
 

@@ -31,7 +31,7 @@ from dyncall_rewrite.arch.x86_64 import (
     SLOW_PLAIN,
     X86_64,
 )
-from dyncall_rewrite.columns import isin_sorted, le_bytes, unique_sorted
+from dyncall_rewrite.vec import isin_sorted, le_bytes, unique_sorted
 
 # capstone's cs_insn records as a numpy structured type (columns, no copy).
 _INSN_DTYPE = np.dtype(
