@@ -268,7 +268,7 @@ class Image:
     def __getattr__(self, name: str) -> Any:
         # Kept in the layout too: relax's output image (with_data) shares
         # it, and relax never writes symbol tables.
-        if name == "_func_starts":
+        if name == "func_starts":
             v = self.__dict__[name] = self._layout[name] = _func_starts(self._raw_syms)
             return v
         if name == "func_starts_array":

@@ -500,7 +500,7 @@ def _straddles(img: Image, addr: int, n: int) -> bool:
     """Does a function symbol start inside the instruction [addr, addr+n)?
     Its bytes are then also that function's code, decoded from there: a
     write would change it (the object and columnar paths both refuse)."""
-    fs = img._func_starts
+    fs = img.func_starts
     k = bisect.bisect_right(fs, addr)
     return k < len(fs) and fs[k] < addr + n
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from dyncall_rewrite.arch import TrampColumns
-from dyncall_rewrite.arch.aarch64 import (
+from dyncall_rewrite.arch.aarch64_enc import (
     IMM26,
     INSN_B,
     INSN_BCOND,
