@@ -6,12 +6,14 @@ site, its trampoline, its __dyncall_sites entry): half the sites in Clang
 style (site == 0, discovered by disassembly), half in GCC style (labelled,
 non-canonical NOP padding), a quarter of the keys const (pre-resolved by
 relax).  Linked with clang-19 -fuse-ld=lld as a PIE; then times
-``dyncall-rewrite check`` and ``dyncall-rewrite relax -o`` as commands
-(process start-up included) and prints the figures.
+``dyncall-rewrite check``, ``dyncall-rewrite relax -o`` and
+``dyncall-rewrite list --json`` (output discarded) as commands (process
+start-up included) and prints the figures.
 
     python3 bench/rewriter_throughput.py [--sites 100000] [--keep DIR] [--profile]
 
-Goal (issue 4): check + relax <= 2 s for 100,000 sites.
+Goals: check + relax <= 2 s for 100,000 sites (issue 4); list --json
+within 2x of check (issue 12).
 """
 
 from __future__ import annotations
@@ -127,16 +129,18 @@ int main(void) { return 0; }
 CPU: list[float] = []
 
 
-def run(cmd: list[str], env: dict[str, str] | None = None) -> float:
-    """Wall time of cmd; its CPU time (user + sys) is appended to CPU."""
+def run(cmd: list[str], env: dict[str, str] | None = None, discard: bool = False) -> float:
+    """Wall time of cmd; its CPU time (user + sys) is appended to CPU.
+    ``discard``: stdout to /dev/null (not captured)."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    out = subprocess.DEVNULL if discard else subprocess.PIPE
+    r = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True, env=env)
     dt = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     CPU.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     if r.returncode:
-        sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+        sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{(r.stdout or '')[-2000:]}{r.stderr[-2000:]}")
     return dt
 
 
@@ -188,8 +192,9 @@ def main() -> None:
     t_check = run([*tool, "check", "-q", exe], env)
     t_relax = run([*tool, "relax", exe, "-o", exe + ".relaxed"], env)
     t_check2 = run([*tool, "check", "-q", exe + ".relaxed"], env)
+    t_list = run([*tool, "list", "--json", exe], env, discard=True)
     cal = (cal0 + calibrate()) / 2
-    c_start, c_check, c_relax, c_check2 = CPU[-4:]
+    c_start, c_check, c_relax, c_check2, c_list = CPU[-5:]
     size = os.path.getsize(exe)
     print(f"binary: {exe} ({4 * nq} sites, {size / 1e6:.1f} MB, built in {t_build:.2f} s)")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; calibration loop {cal:.3f} s")
@@ -201,6 +206,10 @@ def main() -> None:
         f"check + relax:              {t_check + t_relax:6.3f} s {c_check + c_relax:6.3f} s   (goal <= 2 s)"
     )
     print(f"check of relaxed output:    {t_check2:6.3f} s {c_check2:6.3f} s")
+    print(
+        f"list --json:                {t_list:6.3f} s {c_list:6.3f} s"
+        f"   ({c_list / c_check:.2f}x check's CPU; goal <= 2x)"
+    )
     if not a.keep:
         for n in os.listdir(work):
             os.unlink(os.path.join(work, n))

@@ -1,87 +1,23 @@
 """``check``: validate every entry of __dyncall_sites / __dyncall_keys.
 
-The result is an Analysis: the diagnostics plus what was learned about each
-site (trampoline state, callers, key, link-time target), which ``list`` and
-``relax`` reuse.  Diagnostic codes are listed in diagnostics.py.
+The result is an Analysis (model.py): the diagnostics plus what was learned
+about each site (trampoline state, callers, key, link-time target), which
+``list`` and ``relax`` reuse.  Diagnostic codes are listed in
+diagnostics.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from operator import itemgetter
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.arch import Backend, Branch, CodeFacts, Stream, Trampoline, backend_for
-from dyncall_rewrite.columns import SiteColumns, check_columns
-from dyncall_rewrite.diagnostics import CODES, ERROR, WARNING, Diagnostic
+from dyncall_rewrite.arch import Backend, CodeFacts, backend_for
+from dyncall_rewrite.columns import check_columns
+from dyncall_rewrite.diagnostics import CODES, ERROR, Diagnostic
 from dyncall_rewrite.elf import Image
-from dyncall_rewrite.lines import LineTable
+from dyncall_rewrite.model import MAX_FUNC_SPAN, Analysis, SiteInfo, key_context
 from dyncall_rewrite.tables import Key, read_table
-
-MAX_FUNC_SPAN = 1 << 20  # site - func beyond this is treated as corrupted
-
-
-@dataclass(slots=True)
-class SiteInfo:
-    entry: abi.SiteEntry
-    valid: bool = True  # entry usable for relax (no error on it)
-    tramp: Trampoline | None = None
-    key: Key | None = None
-    callers: list[Branch] = field(default_factory=list)  # the site(s)
-    target: int | None = None  # the key's link-time value, when known
-    key_flags: int = 0  # key flags merged over every unit of this module
-    stream: Stream | None = None  # decode of [func, site+len) (labelled sites)
-
-    @property
-    def state(self) -> str:
-        if not self.valid or self.tramp is None:
-            return "invalid"
-        if self.entry.flags & abi.DYNCALL_SITE_RESOLVED:
-            return "resolved"
-        return "slow"
-
-
-@dataclass
-class Analysis:
-    image: Image
-    backend: Backend
-    _sites: list[SiteInfo] = field(default_factory=list)
-    keys: dict[int, Key] = field(default_factory=dict)  # by cell address
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    has_tables: bool = False
-    # Key flags merged over every unit of the module, by key address
-    # (ESCAPES in one unit forbids unguarded direct patching in all).
-    key_flags_by_address: dict[int, int] = field(default_factory=dict)
-    # The same facts as columns when the columnar fast path proved the
-    # image clean (columns.py); ``sites`` is then built on first use.
-    columns: SiteColumns | None = None
-
-    @property
-    def sites(self) -> list[SiteInfo]:
-        if self.columns is not None and not self._sites:
-            self._sites = self.columns.materialize()
-        return self._sites
-
-    @property
-    def site_count(self) -> int:
-        return self.columns.n if self.columns is not None else len(self._sites)
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity == ERROR]
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity == WARNING]
-
-    def symbolize(self, with_lines: bool = True) -> None:
-        lines = LineTable(self.image.data) if with_lines and self.diagnostics else None
-        for d in self.diagnostics:
-            if d.address is not None:
-                d.symbol = self.image.symbolize(d.address)
-                if lines is not None:
-                    d.line = lines.lookup(d.address)
 
 
 def check(
@@ -284,7 +220,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
             if not (fl & RETP and t.slow == "plain") and key is not None:
                 kc = keyctx.get(e.keycell)
                 if kc is None:
-                    kc = keyctx[e.keycell] = _key_context(img, key, flags_by_addr)
+                    kc = keyctx[e.keycell] = key_context(img, key, flags_by_addr)
                 kflags, target = kc
                 if bool(fl & TK) == bool(kflags & abi.DYNCALL_KEY_TYPE):
                     bt = t.branch_target
@@ -385,7 +321,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                     f"{where} says TYPE_KEY={int(st)} but key {key.label!r} says TYPE={int(kt)}",
                     info,
                 )
-            info.key_flags, info.target = _key_context(img, key, flags_by_addr)
+            info.key_flags, info.target = key_context(img, key, flags_by_addr)
 
         # Patchable branch state.
         resolved = bool(e.flags & abi.DYNCALL_SITE_RESOLVED)
@@ -528,7 +464,9 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                         b.addr,
                         f"`{be.describe(b.addr)}` reaches trampoline 0x{tramp:x}"
                         f" but a {abi.KIND_NAMES[info.entry.kind]} entry expects `{be.op_names[want]}`:"
-                        " only the trampoline can be patched for it",
+                        " the runtime patches the trampoline, not this branch, so calls through it"
+                        " cost one extra direct jump (branch -> trampoline -> target) and it is never"
+                        " a direct call",
                         info,
                     )
                 elif p := be.site_alignment_problem(b.addr, compiler_labelled=False):
@@ -624,16 +562,3 @@ def _check_overlaps(an: Analysis) -> None:
             o.valid = False
         if end > prev_end:
             prev_end, prev = end, iv
-
-
-def _key_context(img: Image, key: Key, flags_by_addr: dict[int, int]) -> tuple[int, int | None]:
-    """(key flags merged over the module, link-time value or None)."""
-    if not key.address.known:
-        return key.flags, None
-    kflags = flags_by_addr.get(key.address.value, key.flags)
-    target = None
-    if img.mapped(key.address.value, 8) and not key.flags & abi.DYNCALL_KEY_TYPE:
-        kv = img.pointer(key.address.value)
-        if kv.known and kv.value:
-            target = kv.value
-    return kflags, target

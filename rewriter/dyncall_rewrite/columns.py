@@ -20,103 +20,15 @@ without them always takes the object path.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.arch import Branch, CodeFacts, ColumnHooks, Trampoline
+from dyncall_rewrite.arch import CodeFacts
+from dyncall_rewrite.elf import Image
+from dyncall_rewrite.model import MAX_FUNC_SPAN, OP_JMP, Analysis, SiteColumns, key_context
 from dyncall_rewrite.tables import Key, Table
-
-if TYPE_CHECKING:
-    from dyncall_rewrite.check import Analysis, SiteInfo
-    from dyncall_rewrite.elf import Image
-
-MAX_FUNC_SPAN = 1 << 20  # check.MAX_FUNC_SPAN
-OP_CALL, OP_JMP = 1, 2  # ColumnHooks op codes of Backend.site_op(1) / site_op(2)
-_OP_NAMES = {OP_CALL: "call", OP_JMP: "jmp"}
-
-
-@dataclass
-class SiteColumns:
-    """check's facts about every entry of __dyncall_sites, as columns (the
-    columnar form of Analysis.sites; ``materialize`` builds the objects)."""
-
-    hooks: ColumnHooks
-    addr: np.ndarray  # address of the entry
-    site: np.ndarray  # absolute addresses, 0 where the field is 0
-    tramp: np.ndarray
-    keycell: np.ndarray
-    func: np.ndarray
-    version: np.ndarray
-    kind: np.ndarray
-    flags: np.ndarray
-    tramp_size: np.ndarray
-    unpatched: np.ndarray
-    branch: np.ndarray  # target of the trampoline's patchable branch
-    retpoline: np.ndarray
-    slow_target: np.ndarray
-    key_index: np.ndarray  # into ``keys``
-    keys: list[Key]
-    key_flags: np.ndarray  # merged over the module (check._key_context)
-    target: np.ndarray  # link-time value of the key, 0 when unknown
-    # Callers (the site, or the branches discovery found), sorted by
-    # (entry, address): owner entry, address, op, length, target.
-    c_entry: np.ndarray
-    c_addr: np.ndarray
-    c_op: np.ndarray
-    c_len: np.ndarray
-    c_target: np.ndarray
-    facts: CodeFacts  # the decode that proved the instruction boundaries
-
-    @property
-    def n(self) -> int:
-        return len(self.addr)
-
-    def materialize(self) -> list[SiteInfo]:
-        from dyncall_rewrite.check import SiteInfo
-
-        cols = [
-            c.tolist()
-            for c in (
-                self.addr,
-                self.site,
-                self.tramp,
-                self.keycell,
-                self.func,
-                self.version,
-                self.kind,
-                self.flags,
-                self.tramp_size,
-                self.unpatched,
-                self.branch,
-                self.retpoline,
-                self.slow_target,
-                self.key_index,
-                self.key_flags,
-                self.target,
-            )
-        ]
-        callers: list[list[Branch]] = [[] for _ in range(self.n)]
-        for e, a, op, ln, t in zip(
-            self.c_entry.tolist(),
-            self.c_addr.tolist(),
-            self.c_op.tolist(),
-            self.c_len.tolist(),
-            self.c_target.tolist(),
-            strict=True,
-        ):
-            callers[e].append(Branch(a, ln, _OP_NAMES[op], t))
-        out = []
-        for i, (a, s, tr, kc, fn, v, k, fl, tsz, unp, br, rp, st, ki, kf, tg) in enumerate(
-            zip(*cols, strict=True)
-        ):
-            t = Trampoline(tr, tsz, br, unp, "retpoline" if rp else "plain", st if rp else None, [])
-            info = SiteInfo(abi.SiteEntry(i, a, s, tr, kc, fn, v, k, fl), True, t, self.keys[ki], callers[i])
-            info.target = tg or None
-            info.key_flags = kf
-            out.append(info)
-        return out
+from dyncall_rewrite.vec import gather, isin_sorted, le_bytes, unique_inverse
 
 
 def site_records(table: Table) -> np.ndarray:
@@ -171,13 +83,11 @@ def check_columns(
     keys: list[Key] = []
     kf_l: list[int] = []
     tg_l: list[int] = []
-    from dyncall_rewrite.check import _key_context
-
     for c in cells.tolist():
         key = key_of(c)  # type: ignore[operator]
         if key is None:
             return None
-        kf, tg = _key_context(img, key, an.key_flags_by_address)
+        kf, tg = key_context(img, key, an.key_flags_by_address)
         keys.append(key)
         kf_l.append(kf)
         tg_l.append(tg or 0)
@@ -294,39 +204,12 @@ def check_columns(
     )
 
 
-def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """np.unique(x, return_inverse=True) by one stable argsort (numpy's
-    hash-based unique is several times slower on 10^5 addresses)."""
-    order = np.argsort(x, kind="stable")
-    xs = x[order]
-    first = np.ones(len(xs), bool)
-    first[1:] = xs[1:] != xs[:-1]
-    inv = np.empty(len(x), np.int64)
-    inv[order] = np.cumsum(first) - 1
-    return xs[first], inv
-
-
-def unique_sorted(x: np.ndarray) -> np.ndarray:
-    xs = np.sort(x)
-    keep = np.ones(len(xs), bool)
-    keep[1:] = xs[1:] != xs[:-1]
-    return xs[keep]
-
-
 def _straddles(img: Image, addr: np.ndarray, n: int) -> np.ndarray:
     """relax._straddles over a column: a function symbol starts inside
     [addr, addr+n)."""
     fs = img.func_starts_array
     k = np.searchsorted(fs, addr, side="right")
     return (k < len(fs)) & (fs[np.minimum(k, max(len(fs) - 1, 0))] < addr + n) if len(fs) else addr < 0
-
-
-def isin_sorted(x: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """Membership of each x in a sorted array (np.isin without its sort)."""
-    if not len(sorted_set):
-        return np.zeros(len(x), bool)
-    j = np.searchsorted(sorted_set, x)
-    return sorted_set[np.minimum(j, len(sorted_set) - 1)] == x
 
 
 def _has_duplicates(x: np.ndarray) -> bool:
@@ -362,15 +245,6 @@ class Writes:
                 out.append((e, order, a, o.tobytes(), nw.tobytes(), what))
         out.sort(key=lambda r: (r[0], r[1]))
         return out
-
-
-def gather(u8: np.ndarray, offs: np.ndarray, width: int) -> np.ndarray:
-    return u8[offs[:, None] + np.arange(width)]
-
-
-def le_bytes(v: np.ndarray, width: int) -> np.ndarray:
-    """Little-endian two's-complement bytes of each value, (n, width)."""
-    return (v.astype(np.int64)[:, None] >> (8 * np.arange(width))).astype(np.uint8) & 0xFF
 
 
 @dataclass

@@ -1,16 +1,20 @@
 """Diagnostics reported by ``check``: one stable code per problem class.
 
 The catalogue below is the reference; docs/rewriter.md repeats it with
-examples.  A diagnostic is an *error* (check exits 1) or a *warning*
-(reported, exit status unchanged unless ``--werror``).
+examples.  A diagnostic is an *error* (check exits 1), a *warning*
+(reported, exit status unchanged unless ``--werror``) or a *note*: a fact
+about the binary the user cannot act on, saying what it costs at run time
+(never changes the exit status, not even with ``--werror``; ``check -q``
+does not print notes).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 ERROR = "error"
 WARNING = "warning"
+NOTE = "note"
 
 # code -> (severity, short title)
 CODES: dict[str, tuple[str, str]] = {
@@ -37,7 +41,7 @@ CODES: dict[str, tuple[str, str]] = {
     "DC024": (ERROR, "site not at an instruction boundary"),
     "DC025": (ERROR, "ppc64le: site does not save and restore the TOC (r2) around the call"),
     "DC026": (WARNING, "no call or jump reaches the trampoline"),
-    "DC027": (WARNING, "trampoline reached by a branch the runtime cannot patch"),
+    "DC027": (NOTE, "trampoline reached by a branch the runtime cannot patch: one extra jump per call"),
     # Duplicates and overlaps
     "DC030": (ERROR, "duplicate site"),
     "DC031": (ERROR, "trampoline shared by several entries"),
@@ -65,7 +69,6 @@ class Diagnostic:
     table: str | None = None
     symbol: str | None = None  # "func+0x12", filled by the symbolizer
     line: str | None = None  # "file.c:12", when DWARF is present
-    extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def severity(self) -> str:

@@ -11,8 +11,8 @@ the tool makes is a same-size write at a file offset.
 from __future__ import annotations
 
 import bisect
+import io
 import itertools
-import os
 import struct
 import warnings
 from dataclasses import dataclass
@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 
 from dyncall_rewrite.errors import (
-    InputIOError,
     NoSectionHeadersError,
     NotELFError,
     TruncatedError,
     UnsupportedFormatError,
 )
+from dyncall_rewrite.files import read_input
 
 
 def _import_lief() -> Any:
@@ -61,7 +61,6 @@ SHT_NOBITS = 8
 SHF_ALLOC = 2
 
 _U64 = struct.Struct("<Q")
-_I32 = struct.Struct("<i")
 
 
 @dataclass(slots=True, frozen=True)
@@ -129,12 +128,13 @@ class Image:
     # -- construction -------------------------------------------------
     @classmethod
     def load(cls, path: str) -> Image:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise InputIOError(f"cannot read: {e.strerror}", path=path) from None
-        return cls(path, data, _layout(path, data))
+        """The regular file ``path`` (files.read_input: anything else is
+        DC900); the layout is parsed from the bytes read."""
+        data, st = read_input(path)
+        layout = _layout(path, data)
+        layout["file_mode"] = st.st_mode & 0o7777
+        layout["file_stat"] = st
+        return cls(path, data, layout)
 
     def with_data(self, data: bytes | bytearray) -> Image:
         """The same layout over other contents of the same size."""
@@ -198,10 +198,6 @@ class Image:
             return None
         off = s.offset + (vaddr - s.vaddr)
         return bytes(self.data[off : off + n])
-
-    def read_i32(self, vaddr: int) -> int | None:
-        off = self.offset(vaddr, 4)
-        return None if off is None else _I32.unpack_from(self.data, off)[0]
 
     def read_cstring(self, vaddr: int, limit: int = 4096) -> str | None:
         s = self.segment(vaddr)
@@ -272,14 +268,19 @@ class Image:
     def __getattr__(self, name: str) -> Any:
         # Kept in the layout too: relax's output image (with_data) shares
         # it, and relax never writes symbol tables.
-        if name == "_func_starts":
+        if name == "func_starts":
             v = self.__dict__[name] = self._layout[name] = _func_starts(self._raw_syms)
             return v
         if name == "func_starts_array":
             v = self.__dict__[name] = self._layout[name] = _func_starts_array(self._raw_syms)
             return v
-        if name in ("_sym_val", "_sym_size", "_sym_name", "_sym_func", "_func_idx"):
-            syms = _sorted_symbols(self._raw_syms)
+        if name in ("_sym_arrays", "_name_ends"):
+            v = self.__dict__[name] = self._layout[name] = (
+                _sorted_symbol_arrays(self._raw_syms) if name == "_sym_arrays" else _name_ends(self)
+            )
+            return v
+        if name in ("_sym_val", "_sym_size", "_sym_name", "_sym_func"):
+            syms = _sorted_symbols(self._sym_arrays)
             self.__dict__.update(syms)
             self._layout.update(syms)
             return syms[name]
@@ -304,23 +305,44 @@ class Image:
             i -= 1
         return None
 
-    def function_at(self, vaddr: int) -> Symbol | None:
-        """The sized function symbol containing vaddr."""
-        i = bisect.bisect_right(self._func_starts, vaddr) - 1
-        if i >= 0:
-            k = self._func_idx[i]
-            if vaddr < self._sym_val[k] + self._sym_size[k]:
-                return Symbol(self._name(k), self._sym_val[k], self._sym_size[k], True)
-        return None
-
-    def function_range(self, vaddr: int) -> tuple[int, int] | None:
-        """(start, size) of the sized function symbol containing vaddr."""
-        i = bisect.bisect_right(self._func_starts, vaddr) - 1
-        if i >= 0:
-            k = self._func_idx[i]
-            if vaddr < self._sym_val[k] + self._sym_size[k]:
-                return self._sym_val[k], self._sym_size[k]
-        return None
+    def symbolize_many(self, addrs: np.ndarray) -> list[str | None]:
+        """``symbolize`` of each address, None for 0 (one vector search;
+        an address outside the symbol found first takes the scalar walk)."""
+        a = np.asarray(addrs, dtype=np.int64)
+        vals, sizes, name_offs, _ = self._sym_arrays
+        if not len(vals) or not len(a):
+            return [self.symbolize(x) if x else None for x in a.tolist()]
+        i = np.searchsorted(vals, a, side="right") - 1
+        k = np.maximum(i, 0)
+        v, sz = vals[k], sizes[k]
+        # v + sz < v: wraps in int64 (not in Python ints): the scalar walk
+        hit = (a > 0) & (i >= 0) & ((sz == 0) | ((a < v + sz) & (v + sz >= v)))
+        # Each symbol's name decoded once per image, as _name does (one
+        # decode for all: NUL never occurs inside a UTF-8 sequence).
+        names = self.__dict__.get("_names")
+        if names is None:
+            names = self.__dict__["_names"] = np.full(len(vals), None, object)
+        kh = k[hit]
+        need = names[kh] == None  # noqa: E711 (elementwise)
+        if need.any():
+            ks = np.unique(kh[need])
+            d = self.data
+            raw = b"\0".join(
+                [d[o:e] for o, e in zip(name_offs[ks].tolist(), self._name_ends[ks].tolist(), strict=True)]
+            )
+            names[ks] = bytes(raw).decode("utf-8", "replace").split("\0")
+        texts = [
+            n if o == 0 else f"{n}+0x{o:x}"
+            for n, o in zip(names[kh].tolist(), (a[hit] - v[hit]).tolist(), strict=True)
+        ]
+        if len(texts) == len(a):
+            return texts
+        out: list[str | None] = [None] * len(a)
+        for j, t in zip(np.flatnonzero(hit).tolist(), texts, strict=True):
+            out[j] = t
+        for j in np.flatnonzero(~hit & (a != 0)).tolist():
+            out[j] = self.symbolize(int(a[j]))
+        return out
 
     def symbol_address(self, name: str) -> int | None:
         """Value of the first symbol (in address order) called ``name``."""
@@ -361,7 +383,7 @@ def _layout(path: str, data: bytes) -> dict[str, Any]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            b = lief.ELF.parse(path, _parser_config())
+            b = lief.ELF.parse(io.BytesIO(data), _parser_config())
     except Exception as e:  # LIEF raises on some malformed inputs
         raise NotELFError(f"malformed ELF ({e})", path=path) from None
     if b is None:
@@ -439,7 +461,6 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
         "relocs": relocs,
         "has_symtab": has_symtab,
         "file_size": size,
-        "file_mode": os.stat(path).st_mode & 0o7777,
     }
 
 
@@ -532,11 +553,11 @@ def _func_starts_array(raw: RawSyms) -> np.ndarray:
     return np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
 
 
-def _sorted_symbols(raw: RawSyms) -> dict[str, list[Any]]:
-    """Parallel lists sorted by (value, -size): value, size, file offset of
-    the name, is-function; plus the indexes of the sized functions."""
-    vals = np.concatenate([v[k] for _so, _ss, _w, v, _s, k in raw]) if raw else np.zeros(0, np.int64)
-    sizes = np.concatenate([s[k] for _so, _ss, _w, _v, s, k in raw]) if raw else np.zeros(0, np.int64)
+def _sorted_symbol_arrays(raw: RawSyms) -> tuple[np.ndarray, ...]:
+    """Columns sorted by (value, -size): value, size, file offset of the
+    name, is-function."""
+    vals = np.concatenate([v[k] for _so, _ss, _w, v, _s, k in raw]) if raw else np.zeros(0, np.uint64)
+    sizes = np.concatenate([s[k] for _so, _ss, _w, _v, s, k in raw]) if raw else np.zeros(0, np.uint64)
     names = (
         np.concatenate([so + (w[k] & 0xFFFFFFFF).astype(np.int64) for so, _ss, w, _v, _s, k in raw])
         if raw
@@ -548,11 +569,28 @@ def _sorted_symbols(raw: RawSyms) -> dict[str, list[Any]]:
         else np.zeros(0, bool)
     )
     order = np.lexsort((-sizes, vals))
-    vals, sizes, names, funcs = vals[order], sizes[order], names[order], funcs[order]
+    return vals[order], sizes[order], names[order], funcs[order]
+
+
+def _name_ends(img: Image) -> np.ndarray:
+    """File offset of the NUL ending each symbol's name (every string
+    table is NUL-terminated: _symbols checks it)."""
+    names = img._sym_arrays[2]
+    ends = np.zeros(len(names), np.int64)
+    for so, ss, *_ in img._raw_syms:
+        m = (names >= so) & (names < so + ss)
+        nul = so + np.flatnonzero(img.u8[so : so + ss] == 0)
+        ends[m] = nul[np.searchsorted(nul, names[m])]
+    return ends
+
+
+def _sorted_symbols(arrays: tuple[np.ndarray, ...]) -> dict[str, list[Any]]:
+    """_sorted_symbol_arrays as parallel lists; plus the indexes of the
+    sized functions."""
+    vals, sizes, names, funcs = arrays
     return {
         "_sym_val": vals.tolist(),
         "_sym_size": sizes.tolist(),
         "_sym_name": names.tolist(),
         "_sym_func": funcs.tolist(),
-        "_func_idx": np.flatnonzero(funcs & (sizes != 0)).tolist(),
     }

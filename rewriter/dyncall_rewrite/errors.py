@@ -55,12 +55,6 @@ class UnknownMachineError(RewriteError):
     code = "DC904"
 
 
-class MachineNotYetSupportedError(RewriteError):
-    """A dyncall architecture whose rewriter backend is not written yet."""
-
-    code = "DC905"
-
-
 class CheckFailedError(RewriteError):
     """``relax`` refuses an input that does not pass ``check``."""
 

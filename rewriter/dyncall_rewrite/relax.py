@@ -24,21 +24,19 @@ on relax's output of every test binary.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import itertools
-import os
 import struct
-import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dyncall_rewrite import abi
 from dyncall_rewrite.arch import Backend, CodeFacts
-from dyncall_rewrite.check import Analysis, SiteInfo, check
+from dyncall_rewrite.check import check
 from dyncall_rewrite.columns import ColumnRelax, Writes, relax_columns
 from dyncall_rewrite.elf import PF_X, Image, section
-from dyncall_rewrite.errors import CheckFailedError, InternalError, OutputError
+from dyncall_rewrite.errors import CheckFailedError, InternalError
+from dyncall_rewrite.model import Analysis, SiteInfo
 
 _I32 = struct.Struct("<i")
 _U16 = struct.Struct("<H")
@@ -502,7 +500,7 @@ def _straddles(img: Image, addr: int, n: int) -> bool:
     """Does a function symbol start inside the instruction [addr, addr+n)?
     Its bytes are then also that function's code, decoded from there: a
     write would change it (the object and columnar paths both refuse)."""
-    fs = img._func_starts
+    fs = img.func_starts
     k = bisect.bisect_right(fs, addr)
     return k < len(fs) and fs[k] < addr + n
 
@@ -611,29 +609,3 @@ def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> bool
             _write(img, res, e.site, cur, site_new, "site", off)
     res.resolved += 1
     return True
-
-
-def write_atomically(data: bytes | bytearray, dest: str, mode: int) -> None:
-    """Write ``data`` to a temporary file next to ``dest`` and rename it
-    over ``dest``; on any failure ``dest`` is untouched."""
-    d = os.path.dirname(os.path.abspath(dest))
-    fd = -1
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".dyncall-rewrite.", dir=d)
-        with os.fdopen(fd, "wb") as f:
-            fd = -1
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, dest)
-        tmp = None
-    except OSError as e:
-        raise OutputError(f"cannot write {dest}: {e.strerror or e}", path=dest) from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)

@@ -9,9 +9,10 @@ case (fuzzlib.run_case).
 
 from __future__ import annotations
 
-from dyncall_rewrite.check import Analysis, check
+from dyncall_rewrite.check import check
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.errors import RewriteError
+from dyncall_rewrite.model import Analysis
 from dyncall_rewrite.relax import relax
 
 

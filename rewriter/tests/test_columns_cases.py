@@ -172,10 +172,6 @@ def relax_agree(img: Image, opts: RelaxOptions) -> None:
     assert (fast.filled, fast.padding, fast.resolved) == (slow.filled, slow.padding, slow.resolved)
 
 
-def load_const(key: str = "key_const") -> str:
-    return f"\tleaq {key}(%rip), %r10\n"
-
-
 # -- clean inputs: the columns must prove them ------------------------------
 
 

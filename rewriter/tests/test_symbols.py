@@ -26,7 +26,7 @@ def test_symbols_match_lief(binaries, variant: str) -> None:
     assert got == want
     vals = [s.value for s in img.symbols]
     assert vals == sorted(vals)
-    assert img._func_starts == sorted(s.value for s in img.symbols if s.is_func and s.size)
+    assert img.func_starts == sorted(s.value for s in img.symbols if s.is_func and s.size)
     for name in ("main", "target_a", "target_b"):
         first = next((s.value for s in img.symbols if s.name == name), None)
         assert img.symbol_address(name) == first

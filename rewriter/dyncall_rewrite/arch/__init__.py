@@ -1,10 +1,10 @@
-"""Per-architecture backends, chosen by ``e_machine`` from BACKENDS.
+"""Per-architecture backends, chosen by ``e_machine`` (backend_for).
 
 A backend knows the arch's trampoline bytes, site instructions, NOP
 sequences and branch encodings (the contract is the Backend class below);
 everything else (tables, keys, diagnostics, relax policy) is generic.  An
-unknown machine fails loudly (DC904); a dyncall arch whose backend is not
-written yet fails with DC905.
+unknown machine fails loudly (DC904).  (DC905, a dyncall arch without a
+backend, is no longer raised: all three have one.)
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dyncall_rewrite.errors import MachineNotYetSupportedError, UnknownMachineError
+from dyncall_rewrite.errors import UnknownMachineError
 
 if TYPE_CHECKING:
     from dyncall_rewrite.elf import Image
@@ -252,7 +252,6 @@ class Backend(ABC):
     """The per-arch contract (x86_64.py is the reference implementation)."""
 
     name: str
-    e_machine: int
     site_size: int  # length of the patchable call/jmp instruction
     tramp_pad: int = 0  # bytes before a trampoline entry that belong to it (x86-64: int3 x3)
     # Does the runtime retarget sites (and may relax fill ``site`` and
@@ -372,49 +371,3 @@ def backend_for(image: Image) -> Backend:
             path=image.path,
         )
     return cls(image)
-
-
-class NotYetSupported(Backend):
-    """Registered placeholder for a dyncall arch whose backend is not written."""
-
-    def __init__(self, image: Image) -> None:
-        raise MachineNotYetSupportedError(
-            f"{self.name} binaries are not supported yet by dyncall-rewrite (x86_64 only for now)",
-            path=image.path,
-        )
-
-    def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:
-        raise NotImplementedError
-
-    def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:
-        raise NotImplementedError
-
-    def decode_site(self, addr: int) -> Branch | None:
-        raise NotImplementedError
-
-    def find_branches_to(self, targets: set[int]) -> dict[int, list[Branch]]:
-        raise NotImplementedError
-
-    def decode_ranges(self, ranges: list[tuple[int, int]]) -> list[Stream]:
-        raise NotImplementedError
-
-    def site_alignment_problem(self, site: int, compiler_labelled: bool) -> tuple[str, str] | None:
-        raise NotImplementedError
-
-    def instruction_boundaries(self, addrs: list[int]) -> set[int]:
-        raise NotImplementedError
-
-    def nop_padding(self, stream: Stream, site: int) -> tuple[int, int] | None:
-        raise NotImplementedError
-
-    def branch_targets(self, stream: Stream) -> set[int]:
-        raise NotImplementedError
-
-    def canonical_nops(self, n: int) -> bytes:
-        raise NotImplementedError
-
-    def encode_branch(self, op: str, at: int, target: int) -> bytes | None:
-        raise NotImplementedError
-
-    def describe(self, addr: int, n: int = 16) -> str:
-        raise NotImplementedError

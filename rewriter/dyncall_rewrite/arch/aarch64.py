@@ -25,27 +25,27 @@ from __future__ import annotations
 
 import capstone
 
-from dyncall_rewrite.arch import EM_AARCH64, Branch, ColumnHooks, Trampoline
+from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
+from dyncall_rewrite.arch.aarch64_enc import (
+    IMM26,
+    INSN_B,
+    INSN_BCOND,
+    INSN_BL,
+    INSN_BR_X16,
+    INSN_CBZ,
+    INSN_MOV_X16_X18,
+    INSN_NOP,
+    INSN_TBZ,
+    MASK_B,
+    MASK_BCOND,
+    MASK_CBZ,
+    MASK_TBZ,
+    REACH,
+    SLOW,
+    TRAMP_SIZE,
+)
 from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
 from dyncall_rewrite.elf import PF_X, Image
-
-INSN_B = 0x14000000  # b <imm26>
-INSN_BL = 0x94000000  # bl <imm26>
-MASK_B = 0xFC000000  # opcode bits of b/bl
-IMM26 = 0x03FFFFFF
-INSN_B_NEXT = 0x14000001  # b .+4 (an unpatched trampoline)
-INSN_MOV_X16_X18 = 0xAA1203F0  # mov x16, x18 (orr x16, xzr, x18)
-INSN_BR_X16 = 0xD61F0200  # br x16
-INSN_NOP = 0xD503201F  # nop
-INSN_BCOND = 0x54000000  # b.<cond> <imm19>
-MASK_BCOND = 0xFF000010
-MASK_CBZ = 0x7E000000  # cbz/cbnz <imm19>: x011010x
-INSN_CBZ = 0x34000000
-MASK_TBZ = 0x7E000000  # tbz/tbnz <imm14>: x011011x
-INSN_TBZ = 0x36000000
-SLOW = INSN_MOV_X16_X18.to_bytes(4, "little") + INSN_BR_X16.to_bytes(4, "little")
-TRAMP_SIZE = 12
-REACH = 1 << 27  # b/bl: +-128 MiB
 
 _CS_ARCH = getattr(capstone, "CS_ARCH_ARM64", None) or capstone.CS_ARCH_AARCH64
 
@@ -57,7 +57,6 @@ def fits26(at: int, dest: int) -> bool:
 
 class AArch64(FixedWidthBackend):
     name = "aarch64"
-    e_machine = EM_AARCH64
     far_target_is_error = False
     op_names = {"call": "bl", "jmp": "b"}  # noqa: RUF012
     nop = INSN_NOP

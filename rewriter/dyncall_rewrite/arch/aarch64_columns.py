@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from dyncall_rewrite.arch import TrampColumns
-from dyncall_rewrite.arch.aarch64 import (
+from dyncall_rewrite.arch.aarch64_enc import (
     IMM26,
     INSN_B,
     INSN_BCOND,
@@ -33,7 +33,7 @@ from dyncall_rewrite.arch.fixed32_columns import (
     fits_branch,
     sext,
 )
-from dyncall_rewrite.columns import isin_sorted, le_bytes
+from dyncall_rewrite.vec import isin_sorted, le_bytes
 
 
 class AArch64Columns(Fixed32Columns):

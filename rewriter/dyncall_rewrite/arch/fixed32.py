@@ -45,7 +45,7 @@ class FixedWidthBackend(Backend):
     def __init__(self, image: Image) -> None:
         super().__init__(image)
         self._md = capstone.Cs(self._cs_arch, self._cs_mode)
-        self._top_re = re.compile(b"[" + self.branch_top_bytes + b"]")
+        self.top_re = re.compile(b"[" + self.branch_top_bytes + b"]")
 
     # -- words ------------------------------------------------------------
     def word(self, addr: int) -> int | None:
@@ -89,7 +89,7 @@ class FixedWidthBackend(Backend):
         out = []
         unpack = _U32.unpack_from
         for base, code in self.exec_regions():
-            for m in self._top_re.finditer(code[3::4]):
+            for m in self.top_re.finditer(code[3::4]):
                 off = m.start() * WORD
                 out.append((base + off, unpack(code, off)[0]))
         return out

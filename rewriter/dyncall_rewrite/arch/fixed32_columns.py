@@ -25,7 +25,7 @@ import numpy as np
 
 from dyncall_rewrite.arch import INSN_RECORD, CodeFacts, ColumnHooks, UnknownBranches
 from dyncall_rewrite.arch.fixed32 import WORD
-from dyncall_rewrite.columns import unique_sorted
+from dyncall_rewrite.vec import unique_sorted
 
 if TYPE_CHECKING:
     from dyncall_rewrite.arch.fixed32 import FixedWidthBackend
@@ -66,7 +66,7 @@ class Fixed32Columns(ColumnHooks):
         # The top bytes FixedWidthBackend.branch_words looks at (its own
         # regular expression applied to every byte value).
         self._top = np.zeros(256, bool)
-        for m in be._top_re.finditer(bytes(range(256))):
+        for m in be.top_re.finditer(bytes(range(256))):
             self._top[m.start()] = True
 
     # -- words --------------------------------------------------------------

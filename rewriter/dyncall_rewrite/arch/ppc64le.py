@@ -39,30 +39,30 @@ from __future__ import annotations
 
 import capstone
 
-from dyncall_rewrite.arch import EM_PPC64, Branch, ColumnHooks, Trampoline
+from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
 from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
+from dyncall_rewrite.arch.ppc64le_enc import (
+    INSN_ADDI_R2_R2,
+    INSN_ADDIS_R2_R12,
+    INSN_B,
+    INSN_BCTR,
+    INSN_BL,
+    INSN_LD_R2,
+    INSN_MR_R12_R11,
+    INSN_MTCTR_R11,
+    INSN_NOP,
+    INSN_STD_R2,
+    LI24,
+    LOCAL_ENTRY,
+    MASK_B,
+    MASK_HI16,
+    OPCD_BC,
+    OPCD_PREFIX,
+    REACH,
+    SLOW,
+    TRAMP_SIZE,
+)
 from dyncall_rewrite.elf import PF_X, Image
-
-INSN_B = 0x48000000  # b <li24>
-INSN_BL = 0x48000001  # bl <li24>
-MASK_B = 0xFC000003  # opcode, AA, LK
-LI24 = 0x03FFFFFC
-INSN_B_NEXT = 0x48000004  # b .+4 (an unpatched trampoline)
-INSN_MTCTR_R11 = 0x7D6903A6  # mtctr r11
-INSN_MR_R12_R11 = 0x7D6C5B78  # mr r12, r11
-INSN_BCTR = 0x4E800420  # bctr
-INSN_NOP = 0x60000000  # nop (ori r0, r0, 0)
-INSN_STD_R2 = 0xF8410018  # std r2, 24(r1)   (TOC save, linker stub)
-INSN_LD_R2 = 0xE8410018  # ld r2, 24(r1)    (TOC restore, after the bl)
-INSN_ADDIS_R2_R12 = 0x3C4C0000  # addis r2, r12, <imm16>
-INSN_ADDI_R2_R2 = 0x38420000  # addi r2, r2, <imm16>
-MASK_HI16 = 0xFFFF0000
-OPCD_BC = 16  # bc (conditional, bd14)
-OPCD_PREFIX = 1  # primary opcode of a prefix word
-SLOW = b"".join(w.to_bytes(4, "little") for w in (INSN_MTCTR_R11, INSN_MR_R12_R11, INSN_BCTR))
-TRAMP_SIZE = 16
-REACH = 1 << 25  # b: +-32 MiB
-LOCAL_ENTRY = 8  # past `addis r2,r12; addi r2,r2`
 
 
 def fits24(at: int, dest: int) -> bool:
@@ -72,7 +72,6 @@ def fits24(at: int, dest: int) -> bool:
 
 class PPC64LE(FixedWidthBackend):
     name = "ppc64le"
-    e_machine = EM_PPC64
     patches_sites = False
     far_target_is_error = False
     op_names = {"call": "bl <TOC-save stub>; ld r2, 24(r1)", "jmp": "b"}  # noqa: RUF012

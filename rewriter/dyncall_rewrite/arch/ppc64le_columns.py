@@ -20,7 +20,7 @@ from dyncall_rewrite.arch.fixed32_columns import (
     fits_branch,
     sext,
 )
-from dyncall_rewrite.arch.ppc64le import (
+from dyncall_rewrite.arch.ppc64le_enc import (
     INSN_ADDI_R2_R2,
     INSN_ADDIS_R2_R12,
     INSN_B,
@@ -39,7 +39,7 @@ from dyncall_rewrite.arch.ppc64le import (
     REACH,
     TRAMP_SIZE,
 )
-from dyncall_rewrite.columns import isin_sorted, le_bytes
+from dyncall_rewrite.vec import isin_sorted, le_bytes
 
 
 class PPC64LEColumns(Fixed32Columns):

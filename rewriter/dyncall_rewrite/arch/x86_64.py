@@ -31,84 +31,59 @@ import struct
 import capstone
 from capstone import x86_const
 
-from dyncall_rewrite.arch import EM_X86_64, Backend, Branch, ColumnHooks, Insn, Stream, Trampoline
+from dyncall_rewrite.arch import Backend, Branch, ColumnHooks, Insn, Stream, Trampoline
+from dyncall_rewrite.arch.x86_64_enc import (
+    BRANCH_IDS,
+    BRANCH_SIZE,
+    CANONICAL_NOPS,
+    CHUNK,
+    DECODE_BIAS,
+    INSN_SIZE,
+    MAX_SITE_PADDING,
+    OP_CALL_REL32,
+    OP_JMP_REL32,
+    OPSTR_OFF,
+    SLOW_PLAIN,
+    TRAMP_ALIGN,
+    TRAMP_ENTRY_MOD,
+    TRAMP_PAD,
+)
 from dyncall_rewrite.elf import PF_X, Image, Segment
 
-OP_CALL_REL32 = 0xE8  # call rel32
-OP_JMP_REL32 = 0xE9  # jmp rel32
-OP_INT3 = 0xCC  # int3
-TRAMP_PAD = b"\xcc\xcc\xcc"  # int3 x3 before the entry
-SLOW_PLAIN = b"\x41\xff\xe2"  # jmp *%r10
 _PAD_JMP = TRAMP_PAD + b"\xe9"
-TRAMP_ALIGN = 8
-TRAMP_ENTRY_MOD = 3  # entry at 8k+3: rel32 at 8k+4
-BRANCH_SIZE = 5  # e8/e9 + rel32
-# The GCC plugin pads a site with `.p2align 2` (0-3 bytes of assembler NOP
-# fill) followed by a 3-byte NOP, so its padding is the run of NOP
-# instructions of at most 6 bytes right before the call (nothing can be
-# emitted between them: no label, hence no branch target, inside).
-MAX_SITE_PADDING = 6
-
-# Canonical NOPs (Intel SDM vol. 2B, "NOP": recommended multi-byte sequence).
-CANONICAL_NOPS = {
-    1: b"\x90",  # nop
-    2: b"\x66\x90",  # xchg %ax,%ax
-    3: b"\x0f\x1f\x00",  # nopl (%rax)
-    4: b"\x0f\x1f\x40\x00",  # nopl 0(%rax)
-    5: b"\x0f\x1f\x44\x00\x00",  # nopl 0(%rax,%rax,1)
-    6: b"\x66\x0f\x1f\x44\x00\x00",  # nopw 0(%rax,%rax,1)
-    7: b"\x0f\x1f\x80\x00\x00\x00\x00",  # nopl 0L(%rax)
-    8: b"\x0f\x1f\x84\x00\x00\x00\x00\x00",  # nopl 0L(%rax,%rax,1)
-    9: b"\x66\x0f\x1f\x84\x00\x00\x00\x00\x00",  # nopw 0L(%rax,%rax,1)
-}
-
 _I32 = struct.Struct("<i")
 _I8 = struct.Struct("<b")
 # Direct branches: call/jmp rel32, jcc rel32 (0f 80..8f), jmp/jcc rel8.
 _REL32_RE = re.compile(rb"(?<!\xcc\xcc\xcc)[\xe8\xe9]|\x0f[\x80-\x8f]", re.DOTALL)
 _REL8_RE = re.compile(rb"[\x70-\x7f\xeb]", re.DOTALL)
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-# Concatenated code is decoded at this base plus its buffer offset: capstone
-# prints a direct branch's target in decimal below 10 and wraps a target
-# below 0 to 16 hex digits; at this base every target of a rel32 branch is
-# printed as "0x" and 11 hex digits.
-DECODE_BIAS = 1 << 40
 
 # capstone's cs_insn record, unpacked in bulk: id, address, size.
-_INSN_SIZE = ctypes.sizeof(capstone._cs_insn)
 _INSN_REC = struct.Struct(
-    f"<I{capstone._cs_insn.address.offset - 4}xQH{_INSN_SIZE - capstone._cs_insn.size.offset - 2}x"
+    f"<I{capstone._cs_insn.address.offset - 4}xQH{INSN_SIZE - capstone._cs_insn.size.offset - 2}x"
 )
-_OPSTR_OFF = capstone._cs_insn.op_str.offset
 # Column access to the same records (no tuple per instruction): the address
 # is the n-th quadword of each record, the size a uint16 at a fixed offset.
 _ADDR_OFF = capstone._cs_insn.address.offset
 _SIZE_OFF = capstone._cs_insn.size.offset
-_COLUMNS = _INSN_SIZE % 8 == 0 and _ADDR_OFF % 8 == 0
+_COLUMNS = INSN_SIZE % 8 == 0 and _ADDR_OFF % 8 == 0
 _U16 = struct.Struct("<H")
-_CHUNK = 1 << 16
 _WINDOW = 1 << 18
 _NOP = x86_const.X86_INS_NOP
-_BRANCH_IDS = frozenset(
-    v
-    for k, v in vars(x86_const).items()
-    if k.startswith("X86_INS_J") or k in ("X86_INS_CALL", "X86_INS_LOOP", "X86_INS_LOOPE", "X86_INS_LOOPNE")
-)
 
 
 def _branch_indexes(recs: list[Insn]) -> list[int]:
-    return [k for k, r in enumerate(recs) if r[0] in _BRANCH_IDS]
+    return [k for k, r in enumerate(recs) if r[0] in BRANCH_IDS]
 
 
 class X86_64(Backend):
     name = "x86_64"
-    e_machine = EM_X86_64
     site_size = BRANCH_SIZE
     tramp_pad = len(TRAMP_PAD)
 
     def __init__(self, image: Image) -> None:
         super().__init__(image)
-        self._md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+        self.md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
         self._targets: set[int] = set()
 
     def column_hooks(self) -> ColumnHooks:
@@ -279,7 +254,7 @@ class X86_64(Backend):
         return bytes([opc]) + _I32.pack(rel)
 
     # -- code search ----------------------------------------------------
-    def _exec_regions(self) -> list[tuple[int, bytes]]:
+    def exec_regions(self) -> list[tuple[int, bytes]]:
         """(vaddr, bytes) of executable code: SHF_EXECINSTR sections when
         section headers exist, else PF_X segments."""
         img = self.image
@@ -313,7 +288,7 @@ class X86_64(Backend):
                 windows[-1][1] = t + 130
             else:
                 windows.append([t - 130, t + 130])
-        for base, code in self._exec_regions():
+        for base, code in self.exec_regions():
             n = len(code)
             for m in _REL32_RE.finditer(code):
                 p = m.start()
@@ -363,8 +338,8 @@ class X86_64(Backend):
         img = self.image
         ok: set[int] = set()
         want = sorted(set(addrs))
-        fstarts = img._func_starts
-        for base, code in self._exec_regions():
+        fstarts = img.func_starts
+        for base, code in self.exec_regions():
             end_r = base + len(code)
             lo = bisect.bisect_left(want, base)
             hi = bisect.bisect_left(want, end_r)
@@ -384,7 +359,7 @@ class X86_64(Backend):
                 pos = fstarts[k] - base  # skip to the candidate's function
             if pos >= n:
                 break
-            addrs, stop = self._starts(code[pos : pos + _CHUNK], base + pos)
+            addrs, stop = self._starts(code[pos : pos + CHUNK], base + pos)
             if not addrs:
                 # undecodable byte: a candidate here is no instruction
                 while ci < len(cands) and cands[ci] <= base + pos:
@@ -392,7 +367,7 @@ class X86_64(Backend):
                 pos += 1
                 continue
             starts = set(addrs)
-            if len(addrs) > 1 and stop > base + pos + _CHUNK - 16:
+            if len(addrs) > 1 and stop > base + pos + CHUNK - 16:
                 stop = addrs[-1]  # the last one may be cut by the chunk end
             # Restart at the first function start the sweep did not land on.
             f = bisect.bisect_right(fstarts, base + pos)
@@ -410,23 +385,23 @@ class X86_64(Backend):
 
     def _starts(self, code: bytes, base: int) -> tuple[list[int], int]:
         """Addresses of the instructions capstone decodes linearly from the
-        start of ``code`` (one ``cs_disasm`` call: ``len(code) <= _CHUNK``;
+        start of ``code`` (one ``cs_disasm`` call: ``len(code) <= CHUNK``;
         stops at invalid bytes) and the end of the last one.  Reads the
         address column of the ``cs_insn`` array directly."""
         if not _COLUMNS:
             recs, _ = self._disasm(code, base, targets_too=False)
             return [r[1] for r in recs], (recs[-1][1] + recs[-1][2] if recs else base)
         ptr = ctypes.POINTER(capstone._cs_insn)()
-        cnt = capstone._cs.cs_disasm(self._md.csh, code, len(code), base, 0, ctypes.byref(ptr))
+        cnt = capstone._cs.cs_disasm(self.md.csh, code, len(code), base, 0, ctypes.byref(ptr))
         if cnt <= 0:
             return [], base
         try:
-            raw = ctypes.string_at(ptr, cnt * _INSN_SIZE)
+            raw = ctypes.string_at(ptr, cnt * INSN_SIZE)
         finally:
             capstone._cs.cs_free(ptr, cnt)
         with memoryview(raw) as mv, mv.cast("Q") as q:
-            addrs = q[_ADDR_OFF // 8 :: _INSN_SIZE // 8].tolist()
-        return addrs, addrs[-1] + _U16.unpack_from(raw, (cnt - 1) * _INSN_SIZE + _SIZE_OFF)[0]
+            addrs = q[_ADDR_OFF // 8 :: INSN_SIZE // 8].tolist()
+        return addrs, addrs[-1] + _U16.unpack_from(raw, (cnt - 1) * INSN_SIZE + _SIZE_OFF)[0]
 
     def _disasm(
         self, code: bytes, base: int, targets_too: bool = True, bias: int = 0
@@ -446,14 +421,14 @@ class X86_64(Backend):
         n = len(code)
         while pos < n:
             ptr = ctypes.POINTER(capstone._cs_insn)()
-            chunk = code[pos : pos + _CHUNK]
+            chunk = code[pos : pos + CHUNK]
             cnt = capstone._cs.cs_disasm(
-                self._md.csh, chunk, len(chunk), base + bias + pos, 0, ctypes.byref(ptr)
+                self.md.csh, chunk, len(chunk), base + bias + pos, 0, ctypes.byref(ptr)
             )
             if cnt <= 0:
                 break
             try:
-                raw = ctypes.string_at(ptr, cnt * _INSN_SIZE)
+                raw = ctypes.string_at(ptr, cnt * INSN_SIZE)
             finally:
                 capstone._cs.cs_free(ptr, cnt)
             recs = list(_INSN_REC.iter_unpack(raw))
@@ -461,7 +436,7 @@ class X86_64(Backend):
                 recs = [(i, a - bias, n) for i, a, n in recs]
             for k in _branch_indexes(recs) if targets_too else ():
                 # direct branch: keep its target (op_str is "0x...")
-                o = k * _INSN_SIZE + _OPSTR_OFF
+                o = k * INSN_SIZE + OPSTR_OFF
                 op = raw[o : raw.index(b"\0", o)]
                 if op.startswith(b"0x"):
                     targets[recs[k][1]] = int(op, 16) - bias
@@ -567,7 +542,7 @@ class X86_64(Backend):
         """Direct branch targets of the instructions of ``stream``."""
         d = stream.delta
         bt = stream.btargets
-        return {bt[r[1]] + d for r in stream.insns if r[0] in _BRANCH_IDS and r[1] in bt}
+        return {bt[r[1]] + d for r in stream.insns if r[0] in BRANCH_IDS and r[1] in bt}
 
     def canonical_nops(self, n: int) -> bytes:
         out = b""
@@ -585,6 +560,6 @@ class X86_64(Backend):
             n -= 1
         if not b:
             return "<unmapped>"
-        for _, _, mn, ops in self._md.disasm_lite(b, addr, 1):
+        for _, _, mn, ops in self.md.disasm_lite(b, addr, 1):
             return f"{mn} {ops}".strip()
         return "invalid bytes " + b[:4].hex(" ")

@@ -12,26 +12,29 @@ to the object path (see columns.py).
 from __future__ import annotations
 
 import ctypes
+from typing import TYPE_CHECKING, Protocol
 
 import capstone
 import numpy as np
 from capstone import x86_const
 
 from dyncall_rewrite.arch import INSN_RECORD, CodeFacts, ColumnHooks, TrampColumns
-from dyncall_rewrite.arch.x86_64 import (
-    _BRANCH_IDS,
-    _CHUNK,
-    _INSN_SIZE,
-    _OPSTR_OFF,
+from dyncall_rewrite.arch.x86_64_enc import (
+    BRANCH_IDS,
+    CHUNK,
     DECODE_BIAS,
+    INSN_SIZE,
     MAX_SITE_PADDING,
     OP_CALL_REL32,
     OP_INT3,
     OP_JMP_REL32,
+    OPSTR_OFF,
     SLOW_PLAIN,
-    X86_64,
 )
-from dyncall_rewrite.columns import isin_sorted, le_bytes, unique_sorted
+from dyncall_rewrite.vec import isin_sorted, le_bytes, unique_sorted
+
+if TYPE_CHECKING:
+    from dyncall_rewrite.elf import Image
 
 # capstone's cs_insn records as a numpy structured type (columns, no copy).
 _INSN_DTYPE = np.dtype(
@@ -42,14 +45,14 @@ _INSN_DTYPE = np.dtype(
             capstone._cs_insn.id.offset,
             capstone._cs_insn.address.offset,
             capstone._cs_insn.size.offset,
-            _OPSTR_OFF,
+            OPSTR_OFF,
         ],
-        "itemsize": _INSN_SIZE,
+        "itemsize": INSN_SIZE,
     }
 )
 INSN = INSN_RECORD
-_IS_BRANCH = np.zeros(max(_BRANCH_IDS) + 2, bool)
-_IS_BRANCH[sorted(_BRANCH_IDS)] = True
+_IS_BRANCH = np.zeros(max(BRANCH_IDS) + 2, bool)
+_IS_BRANCH[sorted(BRANCH_IDS)] = True
 _NOP = x86_const.X86_INS_NOP
 OP_NONE, OP_CALL, OP_JMP, OP_JCC, OP_JMP8, OP_JCC8 = 0, 1, 2, 3, 4, 5
 
@@ -59,8 +62,18 @@ def i32_at(u8: np.ndarray, offs: np.ndarray) -> np.ndarray:
     return u8[offs[:, None] + np.arange(4)].view("<i4").ravel().astype(np.int64)
 
 
+class X86Code(Protocol):
+    """What the hooks need of the backend (x86_64.X86_64): its image, its
+    capstone handle, its executable code."""
+
+    image: Image
+    md: capstone.Cs
+
+    def exec_regions(self) -> list[tuple[int, bytes]]: ...
+
+
 class X86_64Columns(ColumnHooks):
-    def __init__(self, be: X86_64) -> None:
+    def __init__(self, be: X86Code) -> None:
         self.be = be
         self.image = be.image
 
@@ -107,7 +120,7 @@ class X86_64Columns(ColumnHooks):
         X86_64.find_branches_to (rel32 everywhere except right after int3
         padding; rel8 within reach of a target)."""
         addr_l, op_l, tgt_l = [], [], []
-        for base, code in self.be._exec_regions():
+        for base, code in self.be.exec_regions():
             c = np.frombuffer(code, np.uint8)
             n = len(c)
             p = np.flatnonzero((c[: max(n - 4, 0)] == OP_CALL_REL32) | (c[: max(n - 4, 0)] == OP_JMP_REL32))
@@ -170,7 +183,7 @@ class X86_64Columns(ColumnHooks):
         # decode never crosses a section end).
         region_ok = np.zeros(len(g), bool)
         offs = np.zeros(len(g), np.int64)
-        for base, code in self.be._exec_regions():
+        for base, code in self.be.exec_regions():
             m = (g >= base) & (gend <= base + len(code))
             region_ok |= m
         if not region_ok.all():
@@ -211,12 +224,12 @@ class X86_64Columns(ColumnHooks):
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
         """Decode the concatenated ranges (starting at buffer offsets
         ``bstart``) so that each range is decoded as from its own start."""
-        csh = self.be._md.csh
+        csh = self.be.md.csh
         total = len(buf)
         out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         p = 0
         while p < total:
-            chunk = buf[p : p + _CHUNK]
+            chunk = buf[p : p + CHUNK]
             got = _disasm(csh, chunk, DECODE_BIAS + p)
             if got is None:
                 return None
@@ -289,7 +302,7 @@ class X86_64Columns(ColumnHooks):
         return not (len(a) and not ((a[jj] == addr) & (sz[jj] == new.shape[1]))[covered].all())
 
     def decode_bytes(self, code: bytes, addr: int) -> np.ndarray | None:
-        got = _disasm(self.be._md.csh, code, addr)
+        got = _disasm(self.be.md.csh, code, addr)
         if got is None:
             return None
         recs = got[0]
@@ -363,7 +376,7 @@ def _disasm(
     if cnt <= 0:
         return None
     try:
-        raw = (ctypes.c_char * (cnt * _INSN_SIZE)).from_address(ctypes.addressof(ptr.contents))
+        raw = (ctypes.c_char * (cnt * INSN_SIZE)).from_address(ctypes.addressof(ptr.contents))
         rec = np.frombuffer(raw, _INSN_DTYPE, cnt)
         out = np.empty(cnt, INSN)
         out["address"] = rec["address"]

@@ -1,0 +1,22 @@
+"""aarch64 encodings: the ABI trampoline and site words and the branch
+forms the rewriter recognises (aarch64.py, aarch64_columns.py).
+"""
+
+from __future__ import annotations
+
+INSN_B = 0x14000000  # b <imm26>
+INSN_BL = 0x94000000  # bl <imm26>
+MASK_B = 0xFC000000  # opcode bits of b/bl
+IMM26 = 0x03FFFFFF
+INSN_MOV_X16_X18 = 0xAA1203F0  # mov x16, x18 (orr x16, xzr, x18)
+INSN_BR_X16 = 0xD61F0200  # br x16
+INSN_NOP = 0xD503201F  # nop
+INSN_BCOND = 0x54000000  # b.<cond> <imm19>
+MASK_BCOND = 0xFF000010
+MASK_CBZ = 0x7E000000  # cbz/cbnz <imm19>: x011010x
+INSN_CBZ = 0x34000000
+MASK_TBZ = 0x7E000000  # tbz/tbnz <imm14>: x011011x
+INSN_TBZ = 0x36000000
+SLOW = INSN_MOV_X16_X18.to_bytes(4, "little") + INSN_BR_X16.to_bytes(4, "little")
+TRAMP_SIZE = 12
+REACH = 1 << 27  # b/bl: +-128 MiB
