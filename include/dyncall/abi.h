@@ -93,7 +93,18 @@ enum dyncall_key_flags {
 	DYNCALL_KEY_ESCAPES = 1u << 0,
 	DYNCALL_KEY_TYPE = 1u << 1,  /* a type key (field or typedef)         */
 	DYNCALL_KEY_CONST = 1u << 2, /* const-qualified: never stored         */
+	/* The whole-program key of a unit (dyncall-cc --dyncall-whole-program):
+	 * a type-key descriptor that stands for "any indirect call not through
+	 * an annotated key".  Always with TYPE | ESCAPES; its sites (flag
+	 * TYPE_KEY, never FRESH) only learn from their misses.  Additive: a
+	 * runtime that ignores the flag treats it as the type key it is. */
+	DYNCALL_KEY_WHOLE_PROGRAM = 1u << 3,
 };
+
+/* Name of a unit's whole-program key descriptor (hidden, COMDAT by unit)
+ * and the source name of its key entry. */
+#define DYNCALL_WP_KEY_PREFIX "__dyncall_wpkey."
+#define DYNCALL_WP_KEY_NAME "(indirect call)"
 
 /* One per site, 20 bytes, 4-byte aligned.  All offsets are relative to the
  * address of the field itself; 0 means "none". */
