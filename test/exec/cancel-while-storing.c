@@ -3,7 +3,9 @@
 // (x86_64: native execution; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 //
 // Deterministic: the plugin build interposes mprotect, which the runtime
-// calls with the lock held while it patches, and parks the storing thread
+// calls with the lock held while it patches when its text writer is
+// mprotect (DYNCALL_TEXT_WRITE=mprotect: the default writers need no
+// mprotect per write, see docs/runtime.md), and parks the storing thread
 // there until pthread_cancel() has returned; then a system call (the
 // asynchronous SIGCANCEL is delivered on its return) or pthread_testcancel()
 // (deferred).  Without the fix the thread dies holding the lock and the next
@@ -13,14 +15,14 @@
 // RUN: %clang -O2 -pthread %libdyncall_cflags %s -o %t.ref
 // RUN: timeout -s KILL 60 %t.ref > %t.ref.out
 // RUN: %dyncall_clang -O2 -pthread -DWITH_DYNCALL %s -o %t %libdyncall_ldflags
-// RUN: timeout -s KILL 60 %t asynchronous | FileCheck %s --check-prefix=ASYNC
-// RUN: timeout -s KILL 60 %t deferred | FileCheck %s --check-prefix=DEFERRED
-// RUN: timeout -s KILL 60 %t stress | FileCheck %s --check-prefix=STRESS
-// RUN: timeout -s KILL 60 %t > %t.out
+// RUN: env DYNCALL_TEXT_WRITE=mprotect timeout -s KILL 60 %t asynchronous | FileCheck %s --check-prefix=ASYNC
+// RUN: env DYNCALL_TEXT_WRITE=mprotect timeout -s KILL 60 %t deferred | FileCheck %s --check-prefix=DEFERRED
+// RUN: env DYNCALL_TEXT_WRITE=mprotect timeout -s KILL 60 %t stress | FileCheck %s --check-prefix=STRESS
+// RUN: env DYNCALL_TEXT_WRITE=mprotect timeout -s KILL 60 %t > %t.out
 // RUN: diff %t.ref.out %t.out
 // RUN: FileCheck %s < %t.out
 // RUN: %if gcc-plugin %{ %dyncall_gcc -O2 -pthread -DWITH_DYNCALL %s -o %t.gcc %libdyncall_ldflags %}
-// RUN: %if gcc-plugin %{ timeout -s KILL 60 %t.gcc > %t.gcc.out %}
+// RUN: %if gcc-plugin %{ env DYNCALL_TEXT_WRITE=mprotect timeout -s KILL 60 %t.gcc > %t.gcc.out %}
 // RUN: %if gcc-plugin %{ diff %t.ref.out %t.gcc.out %}
 // ASYNC:    asynchronous: cancelled, key works: 3
 // DEFERRED: deferred: cancelled after the store, key works: 3
