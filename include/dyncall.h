@@ -30,7 +30,11 @@
  * warning line and the default): DYNCALL_CHECK=1 (checking mode: every
  * site guarded, stale calls reported on stderr), DYNCALL_DISABLE=1 (never
  * patch anything), DYNCALL_TEXT_WRITE=auto|no-mprotect|alias|mem|mprotect
- * (how text is written, docs/runtime.md "Never writable and executable").
+ * (how text is written, docs/runtime.md "Never writable and executable"),
+ * DYNCALL_STATS=1 (the sites with the most misses, at exit),
+ * DYNCALL_LEARN=0 and DYNCALL_LEARN_{TARGETS,PERIOD,WINDOW,RETARGETS}
+ * (how guarded sites learn their targets, docs/runtime.md "Sites that
+ * learn").
  *
  * All functions are thread-safe and may be called from signal handlers
  * (they block signals while they hold the runtime lock).  Every function

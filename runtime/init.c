@@ -69,7 +69,7 @@ static void env_warn(const char *name, const char *v, const char *what)
 /* A boolean variable: 1/0, yes/no, true/false, on/off (any case); unset
  * or empty: the default; anything else: one warning line, the default.
  * Read once, at start-up. */
-static bool env_bool(const char *name, bool dflt)
+bool dc_env_bool(const char *name, bool dflt)
 {
 	static const char *const on[] = { "1", "yes", "true", "on" };
 	static const char *const off[] = { "0", "no", "false", "off" };
@@ -159,10 +159,15 @@ void dc_init_locked(void)
 	if (dc_cfg.inited)
 		return;
 	dc_cfg.inited = true;
-	dc_cfg.check = env_bool("DYNCALL_CHECK", false);
+	dc_cfg.check = dc_env_bool("DYNCALL_CHECK", false);
+	dc_cfg.stats = dc_env_bool("DYNCALL_STATS", false);
+	/* atexit handlers run before the modules' destructors unregister
+	 * their sites (glibc runs _dl_fini, registered first, last) */
+	if (dc_cfg.stats)
+		atexit(dc_report_at_exit);
 	dc_text_init(env_writers());
 	dc_learn_init();
-	if (env_bool("DYNCALL_DISABLE", false)) {
+	if (dc_env_bool("DYNCALL_DISABLE", false)) {
 		dc_cfg.disabled = true;
 		dc_set_status(DYNCALL_ERR_DISABLED,
 			      "disabled by DYNCALL_DISABLE");

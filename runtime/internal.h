@@ -59,6 +59,7 @@ struct dc_learn {
 	_Atomic uint32_t window;      /* samples that close a window      */
 	_Atomic uint32_t samples;     /* samples in this window           */
 	_Atomic uint32_t other;       /* samples of no candidate slot     */
+	_Atomic uint32_t total;       /* samples over the run (DYNCALL_STATS) */
 	_Atomic uintptr_t cand[DC_LEARN_CANDS];
 	_Atomic uint32_t cnt[DC_LEARN_CANDS];
 };
@@ -128,12 +129,15 @@ void dc_lock_reset_child(void) DC_HIDDEN;
 struct dc_config {
 	bool inited;
 	bool check;      /* DYNCALL_CHECK=1                             */
+	bool stats;      /* DYNCALL_STATS=1: report the sites at exit   */
 	bool disabled;   /* no patching at all (status says why)        */
 	int status;
 	char status_str[256];
 };
 extern struct dc_config dc_cfg DC_HIDDEN;
 void dc_init_locked(void) DC_HIDDEN;
+/* A boolean variable: 1/0, yes/no, true/false, on/off; else a warning. */
+bool dc_env_bool(const char *name, bool dflt) DC_HIDDEN;
 void dc_set_status(int status, const char *fmt, ...) DC_HIDDEN
 	__attribute__((format(printf, 2, 3)));
 void dc_fatal(const char *fmt, ...) DC_HIDDEN __attribute__((noreturn,
@@ -244,6 +248,9 @@ unsigned dc_learn_targets(const struct dc_site *s, uintptr_t v,
 
 /* --- landing.c: never bypass an IBT/BTI landing-pad check --- */
 bool dc_landing_pad_ok(const struct dc_site *s, uintptr_t target) DC_HIDDEN;
+
+/* --- report.c: DYNCALL_STATS=1 --- */
+void dc_report_at_exit(void) DC_HIDDEN;
 
 /* --- check.c --- */
 void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)

@@ -93,7 +93,7 @@ void dc_learn_init(void)
 {
 	struct dc_learn_config *c = &dc_learn_cfg;
 
-	c->on = env_uint("DYNCALL_LEARN", 1, 0, 1);
+	c->on = dc_env_bool("DYNCALL_LEARN", true);
 	c->targets = env_uint("DYNCALL_LEARN_TARGETS", c->targets, 1,
 			      DC_MAX_TARGETS);
 	c->period = env_uint("DYNCALL_LEARN_PERIOD", c->period, 1, 1u << 20);
@@ -275,6 +275,7 @@ int dc_miss(const uintptr_t *site_lit, uintptr_t ret, uintptr_t loaded)
 	}
 	countdown = next_period();
 	DC_STAT_ADD(samples, 1);
+	atomic_fetch_add_explicit(&s->learn.total, 1, memory_order_relaxed);
 	record(&s->learn, loaded);
 	if (atomic_fetch_add(&s->learn.samples, 1) + 1 >=
 		    atomic_load_explicit(&s->learn.window,
