@@ -14,8 +14,9 @@
  * path are shared by every point that reaches the region; a guard stub
  * whose miss enters dc_miss() names its site (learning, checking mode), so
  * it is per site, and a site that returns to a target set it had before
- * gets its old stub back (memory stays bounded by the distinct sets).  Regions are R-X except during the write
- * of a new piece (dc_text_write).
+ * gets its old stub back (memory stays bounded by the distinct sets).
+ * Regions are mapped R-X and never made writable: they are filled and
+ * written through the text writers (dc_text_write, patch.c).
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -58,10 +59,14 @@ static bool reaches(uintptr_t lo, uintptr_t hi, uintptr_t b, uintptr_t e)
 
 static struct region *region_new(uintptr_t lo, uintptr_t hi)
 {
-	uint8_t hdr[ARCH_REGION_HEADER];
 	struct region *r;
+	uint8_t *fill;
 	void *p = MAP_FAILED;
 
+	/* Mapped R-X from the start and filled through the text writers
+	 * (patch.c: an alias or /proc/self/mem before mprotect): a region is
+	 * never writable and executable, and a sandbox that forbids mprotect
+	 * still gets new stubs. */
 	for (int i = 0; i < 2 * HINT_TRIES; i++) {
 		uintptr_t hint = i & 1 ?
 			((hi + HINT_STEP * (i / 2) + REGION_SIZE) &
@@ -69,7 +74,8 @@ static struct region *region_new(uintptr_t lo, uintptr_t hi)
 			((lo - REGION_SIZE - HINT_STEP * (i / 2)) &
 			 ~(REGION_SIZE - 1));
 
-		p = mmap((void *)hint, REGION_SIZE, PROT_READ | PROT_WRITE,
+		p = mmap((void *)hint, REGION_SIZE,
+			 ARCH_PROT(hint, ARCH_TEXT_PROT),
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			continue;
@@ -78,23 +84,26 @@ static struct region *region_new(uintptr_t lo, uintptr_t hi)
 		munmap(p, REGION_SIZE);
 		p = MAP_FAILED;
 	}
-	if (p == MAP_FAILED) {
+	if (p == MAP_FAILED)
 		return NULL;
-	}
 	r = dc_alloc(sizeof(*r));
-	if (!r) {
+	fill = r ? dc_alloc(REGION_SIZE) : NULL;
+	if (!fill) {
 		munmap(p, REGION_SIZE);
+		if (r)
+			dc_free(r, sizeof(*r));
 		return NULL;
 	}
 	r->base = (uintptr_t)p;
-	arch_emit_region_header(hdr, r->base);
-	memset(p, ARCH_FILL_BYTE, REGION_SIZE); /* a trap everywhere unused */
-	memcpy(p, hdr, sizeof(hdr));
-	if (mprotect(p, REGION_SIZE, ARCH_PROT(r->base, ARCH_TEXT_PROT))) {
+	memset(fill, ARCH_FILL_BYTE, REGION_SIZE); /* a trap everywhere unused */
+	arch_emit_region_header(fill, r->base);
+	if (dc_text_write(r->base, fill, REGION_SIZE)) {
+		dc_free(fill, REGION_SIZE);
 		munmap(p, REGION_SIZE);
 		dc_free(r, sizeof(*r));
 		return NULL;
 	}
+	dc_free(fill, REGION_SIZE);
 	r->used = ARCH_REGION_HEADER;
 	r->next = regions;
 	regions = r;
