@@ -22,16 +22,24 @@
 // each key a __dyncall_keys entry; stores to variable keys become calls to
 // __dyncall_store, stores to annotated fields notify __dyncall_note.
 //
-// The pass runs once, at the end of the per-module optimization pipeline
-// (also at -O0 and in (Thin)LTO pre-link), so it sees loads after mem2reg and
-// GVN, and code duplication after it (inlining in the LTO backend, unrolling)
-// only copies calls to trampolines, which the runtime handles.
+// With -dyncall-whole-program every other indirect call (function pointers of
+// any origin, C++ virtual calls and member-function pointers, tail calls)
+// becomes a guarded site of the unit's whole-program key, a type key the
+// runtime's learning sites handle (docs/whole-program.md); a filter file
+// (-dyncall-whole-program-filter=<file>, WholeProgramFilter.h) limits which.
+//
+// The pass runs in two phases (docs/llvm-pass.md): stores at pipeline start,
+// sites at the end of the per-module optimization pipeline (also at -O0 and
+// in (Thin)LTO pre-link), so it sees loads after mem2reg and GVN, and code
+// duplication after it (inlining in the LTO backend, unrolling) only copies
+// calls to trampolines, which the runtime handles.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DynCallPass.h"
 #include "Freshness.h"
 #include "Trampolines.h"
+#include "WholeProgramFilter.h"
 #include "dyncall/abi.h"
 
 #include "llvm/ADT/MapVector.h"
@@ -40,12 +48,21 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MD5.h"
 #include "llvm/TargetParser/Triple.h"
@@ -61,11 +78,27 @@ STATISTIC(NumFreshSites, "Number of sites that may be patched unguarded");
 STATISTIC(NumMissed, "Number of calls through keys left indirect");
 STATISTIC(NumStores, "Number of key stores routed through the runtime");
 STATISTIC(NumNotes, "Number of annotated field stores notifying the runtime");
+STATISTIC(NumWPSites, "Number of indirect calls made whole-program sites");
+STATISTIC(NumWPMissed, "Number of indirect calls whole-program mode left alone");
+STATISTIC(NumWPFiltered,
+          "Number of indirect calls the whole-program filter excluded");
 
 static cl::opt<bool>
     ClDisable("dyncall-disable",
               cl::desc("dyncall: keep the attribute, transform nothing"),
               cl::Hidden, cl::init(false));
+
+static cl::opt<bool> ClWholeProgram(
+    "dyncall-whole-program",
+    cl::desc("dyncall: make every indirect call a guarded site of the "
+             "unit's whole-program key (docs/whole-program.md)"),
+    cl::Hidden, cl::init(false));
+
+static cl::opt<std::string> ClWholeProgramFilter(
+    "dyncall-whole-program-filter",
+    cl::desc("dyncall: whole-program mode, limited to the calls the filter "
+             "file selects (implies -dyncall-whole-program)"),
+    cl::value_desc("file"), cl::Hidden);
 
 namespace dyncall {
 namespace {
@@ -86,6 +119,8 @@ struct Key {
   // plain, so it always ESCAPES and its sites are never fresh.
   bool IsArray = false;
   bool Escapes = false;
+  // The unit's whole-program key (always a type key that escapes).
+  bool IsWholeProgram = false;
   GlobalVariable *Cell = nullptr; // __dyncall_keycell.*
 };
 
@@ -108,6 +143,11 @@ private:
   Key *keyForBase(Value *P);
   Key *keyForPointer(Value *P);
   std::string unitId();
+  Key &wholeProgramKey();
+  bool readFilter();
+  CallFacts callFacts(CallBase &CB);
+  std::string fieldOf(const LoadInst &Load);
+  std::optional<StringRef> wholeProgramSkip(const CallBase &CB);
 
   void rewriteSites(Function &F);
   void rewriteFieldStores(Function &F);
@@ -157,6 +197,30 @@ private:
   SmallVector<SiteRecord, 64> SiteRecords;
   /// IFUNC resolvers and what they call (collectBeforeRelocation).
   SmallPtrSet<const Function *, 8> BeforeRelocation;
+
+  // Whole-program mode (-dyncall-whole-program).
+  bool WholeProgram = false;
+  std::optional<Key> WPKey;
+  std::optional<WholeProgramFilter> Filter;
+  bool HaveDebugTypes = false;
+  /// Debug-info struct types by name (C tag or unqualified C++ name), for
+  /// field rules; filled on first use.
+  std::optional<StringMap<const DICompositeType *>> DebugStructs;
+};
+
+/// A warning with a plain message (Clang prints it as "warning: <msg>").
+class PluginWarning : public DiagnosticInfo {
+public:
+  explicit PluginWarning(const Twine &Msg)
+      : DiagnosticInfo(kind(), DS_Warning), Msg(Msg.str()) {}
+  void print(DiagnosticPrinter &DP) const override { DP << Msg; }
+
+private:
+  static int kind() {
+    static const int K = getNextAvailablePluginDiagnosticKind();
+    return K;
+  }
+  std::string Msg;
 };
 
 /// The string constant behind an annotation operand, if any.
@@ -346,6 +410,164 @@ std::string DynCallTransform::unitId() {
   return UnitId;
 }
 
+/// The unit's whole-program key: a type-key descriptor of its own, hidden and
+/// in a COMDAT of its unit-unique name (two copies of one unit in a link
+/// share it), with a key entry flagged TYPE|ESCAPES|WHOLE_PROGRAM.
+Key &DynCallTransform::wholeProgramKey() {
+  if (WPKey)
+    return *WPKey;
+  Key &K = WPKey.emplace();
+  K.Name = DYNCALL_WP_KEY_NAME;
+  K.IsType = true;
+  K.Escapes = true;
+  K.IsWholeProgram = true;
+  std::string Sym = DYNCALL_WP_KEY_PREFIX + unitId();
+  auto *Ty = StructType::get(Ptr, Type::getInt64Ty(Ctx));
+  auto *GV = M.getGlobalVariable(Sym, true);
+  if (!GV) {
+    GV = new GlobalVariable(M, Ty, false, GlobalValue::LinkOnceODRLinkage,
+                            Constant::getNullValue(Ty), Sym);
+    GV->setVisibility(GlobalValue::HiddenVisibility);
+    GV->setComdat(M.getOrInsertComdat(Sym));
+    GV->setAlignment(Align(8));
+  }
+  K.Object = GV;
+  return K;
+}
+
+/// Reads the filter file, if any (once per module). A bad file is an error:
+/// the exact line `<file>:<line>: error: <what>` (the GCC plugin prints the
+/// same), then a compiler error so that the compilation fails.
+bool DynCallTransform::readFilter() {
+  if (ClWholeProgramFilter.empty())
+    return true;
+  std::string Error;
+  Filter = WholeProgramFilter::read(ClWholeProgramFilter, Error);
+  if (!Filter) {
+    errs() << Error << '\n';
+    Ctx.emitError("dyncall: invalid whole-program filter '" +
+                  ClWholeProgramFilter + "'");
+    return false;
+  }
+  bool HaveLocations = false;
+  for (const DICompileUnit *CU : M.debug_compile_units()) {
+    HaveLocations = true;
+    HaveDebugTypes |=
+        CU->getEmissionKind() == DICompileUnit::DebugEmissionKind::FullDebug;
+  }
+  if ((Filter->needsFields() && !HaveDebugTypes) ||
+      (Filter->needsLines() && !HaveLocations))
+    Ctx.diagnose(PluginWarning(
+        "dyncall: the whole-program filter '" + ClWholeProgramFilter +
+        "' has field or line rules, which need debug information (-g); "
+        "in this unit they match no call"));
+  LLVM_DEBUG(dbgs() << "dyncall: whole-program filter " << ClWholeProgramFilter
+                    << " read\n");
+  return true;
+}
+
+/// What the filter may ask about \p CB. A call matches a function rule by
+/// the function it was compiled into or, with debug information, the one it
+/// is written in (they differ once it was inlined).
+CallFacts DynCallTransform::callFacts(CallBase &CB) {
+  CallFacts C;
+  auto AddFunction = [&](StringRef Name) {
+    if (Name.empty())
+      return;
+    C.Functions.push_back(Name.str());
+    if (Name.starts_with("_Z"))
+      if (std::string D = demangle(Name); D != Name)
+        C.Functions.push_back(D);
+  };
+  AddFunction(CB.getFunction()->getName());
+  if (const DILocation *L = CB.getDebugLoc()) {
+    C.File = L->getFilename().str();
+    C.Line = L->getLine();
+    if (const DISubprogram *SP = L->getScope()->getSubprogram())
+      AddFunction(SP->getLinkageName().empty() ? SP->getName()
+                                               : SP->getLinkageName());
+  } else {
+    C.File = M.getSourceFileName();
+  }
+  if (Filter->needsFields() && HaveDebugTypes) {
+    Value *Callee = CB.getCalledOperand()->stripPointerCasts();
+    if (auto *I2P = dyn_cast<IntToPtrInst>(Callee))
+      Callee = I2P->getOperand(0);
+    if (auto *Load = dyn_cast<LoadInst>(Callee))
+      C.Field = fieldOf(*Load);
+  }
+  return C;
+}
+
+/// "<struct>.<field>" of the field \p Load reads, or "": the struct and the
+/// byte offset come from the TBAA access tag (optimized code, where GEPs
+/// are canonicalized to byte offsets) or from a struct GEP (-O0); the field
+/// name at that offset from the debug information.
+std::string DynCallTransform::fieldOf(const LoadInst &Load) {
+  std::string Struct;
+  uint64_t Offset = 0;
+  const MDNode *Tag = Load.getMetadata(LLVMContext::MD_tbaa);
+  if (Tag && Tag->getNumOperands() >= 3 &&
+      Tag->getOperand(0) != Tag->getOperand(1)) {
+    const auto *Base = dyn_cast<MDNode>(Tag->getOperand(0));
+    const auto *Off = mdconst::dyn_extract<ConstantInt>(Tag->getOperand(2));
+    if (!Base || !Off || Base->getNumOperands() == 0)
+      return "";
+    const auto *Name = dyn_cast<MDString>(Base->getOperand(0));
+    if (!Name)
+      return "";
+    Struct = Name->getString().str();
+    // C++: the type's mangled name, "_ZTS3ops" -> "ops".
+    if (StringRef(Struct).starts_with("_ZTS")) {
+      Struct = demangle("_Z" + Struct.substr(4));
+      StringRef S(Struct);
+      S.consume_front("typeinfo name for ");
+      Struct = S.str();
+    }
+    Offset = Off->getZExtValue();
+  } else if (const auto *GEP = dyn_cast<GEPOperator>(Load.getPointerOperand());
+             GEP && isa<StructType>(GEP->getSourceElementType())) {
+    auto *ST = cast<StructType>(GEP->getSourceElementType());
+    APInt Off(64, 0);
+    if (!ST->hasName() || !GEP->accumulateConstantOffset(M.getDataLayout(), Off))
+      return "";
+    StringRef Name = ST->getName();
+    for (StringRef Prefix : {"struct.", "union.", "class."})
+      Name.consume_front(Prefix);
+    // Clang renames clashing types "ops.0", "ops.1".
+    if (auto [Head, Tail] = Name.rsplit('.'); !Tail.empty() &&
+                                              all_of(Tail, isDigit))
+      Name = Head;
+    Struct = Name.str();
+    Offset = Off.getZExtValue();
+  } else {
+    return "";
+  }
+  // "ns::ops" -> "ops": debug info names a type without its scope.
+  StringRef Short = StringRef(Struct).rsplit("::").second;
+  if (Short.empty())
+    Short = Struct;
+
+  if (!DebugStructs) {
+    DebugStructs.emplace();
+    DebugInfoFinder Finder;
+    Finder.processModule(M);
+    for (DIType *T : Finder.types())
+      if (auto *CT = dyn_cast<DICompositeType>(T);
+          CT && !CT->getName().empty() && !CT->isForwardDecl())
+        DebugStructs->try_emplace(CT->getName(), CT);
+  }
+  auto It = DebugStructs->find(Short);
+  if (It == DebugStructs->end())
+    return "";
+  for (const DINode *E : It->second->getElements())
+    if (const auto *Member = dyn_cast<DIDerivedType>(E);
+        Member && Member->getTag() == dwarf::DW_TAG_member &&
+        Member->getOffsetInBits() == Offset * 8)
+      return (Short + "." + Member->getName()).str();
+  return "";
+}
+
 /// The value of a self-relative field: Target - &Entry.Field, as i32.
 Constant *DynCallTransform::relative(Constant *Target, Constant *Entry,
                                      unsigned Field, StructType *Ty) {
@@ -383,6 +605,17 @@ GlobalVariable *DynCallTransform::cellFor(Key &K) {
 bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
                                    OptimizationRemarkEmitter &ORE) {
   auto Missed = [&](StringRef Why) {
+    if (K.IsWholeProgram) {
+      ++NumWPMissed;
+      LLVM_DEBUG(dbgs() << "dyncall: whole-program: left alone (" << Why
+                        << "): " << CB << "\n");
+      ORE.emit([&] {
+        return OptimizationRemarkMissed(DEBUG_TYPE, "WholeProgramNotTransformed",
+                                        &CB)
+               << "indirect call left alone (whole-program): " << Why;
+      });
+      return false;
+    }
     ++NumMissed;
     ORE.emit([&] {
       return OptimizationRemarkMissed(DEBUG_TYPE, "NotTransformed", &CB)
@@ -403,9 +636,15 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
   if (CB.hasOperandBundles())
     return Missed("the call carries operand bundles (e.g. kcfi)");
   FunctionType *FT = CB.getFunctionType();
-  for (unsigned I = 0; I < CB.arg_size(); ++I)
+  for (unsigned I = 0; I < CB.arg_size(); ++I) {
     if (CB.paramHasAttr(I, Attribute::Nest))
       return Missed("the call already uses the static chain");
+    if (CB.paramHasAttr(I, Attribute::InAlloca) ||
+        CB.paramHasAttr(I, Attribute::Preallocated))
+      return Missed("the call passes an argument inalloca or preallocated");
+  }
+  if (CB.getFunction()->getName().starts_with("__dyncall_"))
+    return Missed("the call is in dyncall's own code");
 
   // The trampoline: same signature with the chain in front.
   SmallVector<Type *, 8> Params{Ptr};
@@ -491,6 +730,16 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
       {Tramp, cellFor(K), uint8_t(Tail ? DYNCALL_KIND_TAIL : DYNCALL_KIND_CALL),
        Flags});
 
+  if (K.IsWholeProgram) {
+    ++NumWPSites;
+    LLVM_DEBUG(dbgs() << "dyncall: whole-program: site " << Name << "\n");
+    ORE.emit([&] {
+      return OptimizationRemark(DEBUG_TYPE, "WholeProgramTransformed", NewCB)
+             << "indirect call is now site " << Name
+             << " (whole-program, guarded)";
+    });
+    return true;
+  }
   ++NumSites;
   NumFreshSites += Fresh;
   ORE.emit([&] {
@@ -506,19 +755,35 @@ void DynCallTransform::rewriteSites(Function &F) {
       MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   auto &ORE = FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
   SmallVector<std::tuple<CallBase *, LoadInst *, Key *>, 16> Sites;
+  SmallVector<CallBase *, 16> WPSites; // the other indirect calls
   for (Instruction &I : instructions(F)) {
     auto *CB = dyn_cast<CallBase>(&I);
-    if (!CB || !CB->isIndirectCall())
+    if (!CB)
+      continue;
+    if (WholeProgram && CB->isInlineAsm()) {
+      ++NumWPMissed;
+      ORE.emit([&] {
+        return OptimizationRemarkMissed(DEBUG_TYPE, "WholeProgramNotTransformed",
+                                        CB)
+               << "inline asm left alone (whole-program): its calls, if any, "
+                  "are not visible to the compiler";
+      });
+      continue;
+    }
+    if (!CB->isIndirectCall())
       continue;
     Value *Callee = CB->getCalledOperand()->stripPointerCasts();
     // atomic_load of an _Atomic key: Clang loads a pointer-sized integer.
     if (auto *I2P = dyn_cast<IntToPtrInst>(Callee))
       Callee = I2P->getOperand(0);
-    auto *Load = dyn_cast<LoadInst>(Callee);
-    if (!Load)
-      continue;
-    if (Key *K = keyForPointer(Load->getPointerOperand()))
-      Sites.emplace_back(CB, Load, K);
+    // A call through an annotated key keeps its key (and may be fresh).
+    if (auto *Load = dyn_cast<LoadInst>(Callee))
+      if (Key *K = keyForPointer(Load->getPointerOperand())) {
+        Sites.emplace_back(CB, Load, K);
+        continue;
+      }
+    if (WholeProgram)
+      WPSites.push_back(CB);
   }
   // Judge every site before changing any: each rewrite inserts a call and
   // invalidates the block's instruction order, which comesBefore() would
@@ -529,6 +794,20 @@ void DynCallTransform::rewriteSites(Function &F) {
   for (auto [I, Site] : enumerate(Sites)) {
     auto [CB, Load, K] = Site;
     rewriteCall(*CB, *K, Fresh[I], ORE);
+  }
+  for (CallBase *CB : WPSites) {
+    if (Filter && !Filter->accepts(callFacts(*CB))) {
+      ++NumWPFiltered;
+      LLVM_DEBUG(dbgs() << "dyncall: whole-program: filtered out: " << *CB
+                        << "\n");
+      ORE.emit([&] {
+        return OptimizationRemarkMissed(DEBUG_TYPE, "WholeProgramFiltered", CB)
+               << "indirect call left alone (whole-program): excluded by the "
+                  "filter";
+      });
+      continue;
+    }
+    rewriteCall(*CB, wholeProgramKey(), /*Fresh=*/false, ORE);
   }
 }
 
@@ -750,6 +1029,8 @@ void DynCallTransform::emitKeyEntry(Key &K) {
       Flags |= DYNCALL_KEY_ESCAPES;
     if (K.IsType)
       Flags |= DYNCALL_KEY_TYPE;
+    if (K.IsWholeProgram)
+      Flags |= DYNCALL_KEY_WHOLE_PROGRAM;
     if (!K.IsType && K.Object->isConstant())
       Flags |= DYNCALL_KEY_CONST;
     Constant *NameStr = ConstantDataArray::getString(Ctx, K.Name);
@@ -866,11 +1147,17 @@ bool DynCallTransform::runSites() {
   for (auto &E : TypeKeys)
     if (E.second.Cell)
       emitKeyEntry(E.second);
+  if (WPKey && WPKey->Cell)
+    emitKeyEntry(*WPKey);
   if (Tramps)
     Asm += Tramps->sharedThunks(NeedRetpoline);
   if (!Asm.empty())
     M.appendModuleInlineAsm(Asm);
-  emitRegistration();
+  // (a whole-program unit without keys or indirect calls needs no
+  // registration)
+  if (!SiteRecords.empty() || !VarKeys.empty() || !TypeKeys.empty() ||
+      M.getModuleFlag(StoresDoneFlag))
+    emitRegistration();
   M.addModuleFlag(Module::Max, SitesDoneFlag, DYNCALL_ABI_VERSION);
   return true;
 }
@@ -883,16 +1170,22 @@ bool DynCallTransform::run() {
   bool HasFieldKeys = false;
   if (Function *F = M.getFunction("llvm.ptr.annotation.p0.p0"))
     HasFieldKeys = !F->use_empty();
-  if (VarKeys.empty() && ArrayVars.empty() && !HasFieldKeys)
+  bool HasKeys = !VarKeys.empty() || !ArrayVars.empty() || HasFieldKeys;
+  WholeProgram = ClWholeProgram || !ClWholeProgramFilter.empty();
+  if (!HasKeys && !WholeProgram)
     return false;
 
   SiteTy = StructType::get(Ctx, {Int32, Int32, Int32, Int32, Int8, Int8, Int16});
   KeyTy = StructType::get(Ctx, {Int32, Int32, Int8, Int8, Int16, Int32});
   bool Changed = false;
-  if (P != DynCallPass::Phase::Sites)
+  // (whole-program mode has no stores: its key is never stored)
+  if (P != DynCallPass::Phase::Sites && HasKeys)
     Changed |= runStores();
-  if (P != DynCallPass::Phase::Stores)
+  if (P != DynCallPass::Phase::Stores) {
+    if (WholeProgram && !M.getModuleFlag(SitesDoneFlag) && !readFilter())
+      return false;
     Changed |= runSites();
+  }
   appendToUsed(M, Used);
   return Changed;
 }
