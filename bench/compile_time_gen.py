@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Generate a large C file for bench/compile_time.bench.sh.
 
-    compile_time_gen.py SITES > big.c
+    compile_time_gen.py SITES [--plain] > big.c
 
 SITES annotated call sites spread over functions of 10 calls each, through
 64 annotated variable keys and an ops struct with annotated fields, plus
 stores that retarget keys, so the pass sees every kind of work it does.
+--plain: the same program without any annotation (plain function-pointer
+variables and fields), for whole-program mode, which makes every one of
+those indirect calls a site.
 """
 
 import sys
@@ -15,8 +18,11 @@ PER_FUNCTION = 10
 
 
 def main() -> None:
-    sites = int(sys.argv[1]) if len(sys.argv) > 1 else 6000
-    out = ["#include <dyncall.h>", "", "typedef int (*fn_t)(int);"]
+    args = [a for a in sys.argv[1:] if a != "--plain"]
+    plain = "--plain" in sys.argv[1:]
+    sites = int(args[0]) if args else 6000
+    head = "#define DYNCALL" if plain else "#include <dyncall.h>"
+    out = [head, "", "typedef int (*fn_t)(int);"]
     out += [f"int target{i}(int x) {{ return x * {i + 3} + {i}; }}" for i in range(8)]
     out += [f"fn_t DYNCALL key{k} = target{k % 8};" for k in range(KEYS)]
     out += ["struct ops { fn_t DYNCALL a; fn_t DYNCALL b; int pad; };", "struct ops ops_table;"]
