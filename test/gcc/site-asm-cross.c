@@ -2,25 +2,25 @@
 // REQUIRES: gcc-plugin-aarch64 || gcc-plugin-ppc64le
 // (gcc-plugin-<arch>: needs dyncall_gcc-<triple>.so, built when gcc-12-plugin-dev-<triple> is installed; each RUN block runs when its plugin exists)
 // RUN: %if gcc-plugin-aarch64 %{ %dyncall_gcc_aarch64 -O0 -S %s -o %t.a64.O0.s %}
-// RUN: %if gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=CHECK,AARCH64,A64-O0,A64-NOBTI < %t.a64.O0.s %}
+// RUN: %if gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=CHECK,AARCH64,AARCH64-O0,AARCH64-NOBTI < %t.a64.O0.s %}
 // RUN: %if gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=MOD,MOD-AARCH64 < %t.a64.O0.s %}
 // RUN: %if gcc-plugin-aarch64 %{ %dyncall_gcc_aarch64 -O2 -S %s -o %t.a64.O2.s %}
-// RUN: %if gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=CHECK,AARCH64,A64-OPT,A64-NOBTI < %t.a64.O2.s %}
+// RUN: %if gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=CHECK,AARCH64,AARCH64-OPT,AARCH64-NOBTI < %t.a64.O2.s %}
 // RUN: %if gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=MOD,MOD-AARCH64 < %t.a64.O2.s %}
-// RUN: %if gcc-plugin-aarch64 %{ %dyncall_gcc_aarch64 -O2 -mbranch-protection=standard -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64,A64-OPT,A64-BTI %}
+// RUN: %if gcc-plugin-aarch64 %{ %dyncall_gcc_aarch64 -O2 -mbranch-protection=standard -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64,AARCH64-OPT,AARCH64-BTI %}
 // dyncall-cc picks the cross plugin from the compiler's -dumpmachine.
-// RUN: %if gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64,A64-OPT,A64-NOBTI %}
-// RUN: %if gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC-OPT %}
+// RUN: %if gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64,AARCH64-OPT,AARCH64-NOBTI %}
+// RUN: %if gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC64LE-OPT %}
 // x18 reserved (shadow call stack): a warning, and calls stay indirect.
 // RUN: %if gcc-plugin-aarch64 %{ %dyncall_gcc_aarch64 -O2 -ffixed-x18 -S %s -o %t.a64.x18.s 2>&1 | FileCheck %s --check-prefix=X18 %}
 // RUN: %if gcc-plugin-aarch64 %{ not grep -q -e __dyncall_tramp -e x18 %t.a64.x18.s %}
 // RUN: %if gcc-plugin-ppc64le %{ %dyncall_gcc_ppc64le -O0 -S %s -o %t.ppc.O0.s %}
-// RUN: %if gcc-plugin-ppc64le %{ FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC-O0 < %t.ppc.O0.s %}
+// RUN: %if gcc-plugin-ppc64le %{ FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC64LE-O0 < %t.ppc.O0.s %}
 // RUN: %if gcc-plugin-ppc64le %{ FileCheck %s --check-prefixes=MOD,MOD-PPC64LE < %t.ppc.O0.s %}
 // RUN: %if gcc-plugin-ppc64le %{ %dyncall_gcc_ppc64le -O2 -S %s -o %t.ppc.O2.s %}
-// RUN: %if gcc-plugin-ppc64le %{ FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC-OPT < %t.ppc.O2.s %}
+// RUN: %if gcc-plugin-ppc64le %{ FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC64LE-OPT < %t.ppc.O2.s %}
 // RUN: %if gcc-plugin-ppc64le %{ FileCheck %s --check-prefixes=MOD,MOD-PPC64LE < %t.ppc.O2.s %}
-// RUN: %if gcc-plugin-ppc64le %{ %dyncall_gcc_ppc64le -O2 -fPIC -S %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC-PIC %}
+// RUN: %if gcc-plugin-ppc64le %{ %dyncall_gcc_ppc64le -O2 -fPIC -S %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE,PPC64LE-PIC %}
 
 int (*on_event)(int) __attribute__((dynamic_call));
 
@@ -35,14 +35,14 @@ int call_site(int x) { return on_event(x) + 1; }
 // CHECK-NEXT:   [[F0:\.Ldyncall_func[0-9]+]]:
 // CHECK-NEXT:   #NO_APP
 // With -mbranch-protection=standard the label comes before paciasp.
-// A64-BTI-NEXT: hint 25 // paciasp
-// A64-O0:       ldr x0, [x0]
-// A64-O0-NEXT:  mov x18, x0
-// A64-OPT:      ldr x18, [x{{[0-9]+}}, #:lo12:.LANCHOR0]
-// PPC-O0:       ld 10,0(9)
-// PPC-O0:       mr 11,10
-// PPC-OPT:      ld 11,.LANCHOR0@toc@l({{[0-9]+}})
-// PPC-PIC:      ld 11,0({{[0-9]+}})
+// AARCH64-BTI-NEXT: hint 25 // paciasp
+// AARCH64-O0:       ldr x0, [x0]
+// AARCH64-O0-NEXT:  mov x18, x0
+// AARCH64-OPT:      ldr x18, [x{{[0-9]+}}, #:lo12:.LANCHOR0]
+// PPC64LE-O0:       ld 10,0(9)
+// PPC64LE-O0:       mr 11,10
+// PPC64LE-OPT:      ld 11,.LANCHOR0@toc@l({{[0-9]+}})
+// PPC64LE-PIC:      ld 11,0({{[0-9]+}})
 // No padding: every aarch64/ppc64le instruction is 4 bytes and aligned.
 // CHECK:        #APP
 // CHECK-NEXT:   [[S0:\.Ldyncall_site[0-9]+]]:
@@ -60,8 +60,8 @@ int call_site(int x) { return on_event(x) + 1; }
 // AARCH64-NEXT: .long [[F0]] - .
 // PPC64LE-NEXT: .long [[F0]] - ([[F0]] - call_site) - .
 // CHECK-NEXT:   .byte 1, 1
-// A64-NOBTI-NEXT: .short 1
-// A64-BTI-NEXT: .short 9
+// AARCH64-NOBTI-NEXT: .short 1
+// AARCH64-BTI-NEXT: .short 9
 // PPC64LE-NEXT: .short 1
 // CHECK-NEXT:   .popsection
 // CHECK:        .size call_site,{{ ?}}.-call_site
@@ -71,8 +71,8 @@ int tail_site(int x) { return on_event(x); }
 // CHECK:        [[F1:\.Ldyncall_func[0-9]+]]:
 // CHECK:        [[S1:\.Ldyncall_site[0-9]+]]:
 // CHECK-NEXT:   #NO_APP
-// A64-O0-NEXT:  bl [[T1:__dyncall_tramp\.[0-9a-f]+\.1]]
-// A64-OPT-NEXT: b [[T1:__dyncall_tramp\.[0-9a-f]+\.1]]
+// AARCH64-O0-NEXT:  bl [[T1:__dyncall_tramp\.[0-9a-f]+\.1]]
+// AARCH64-OPT-NEXT: b [[T1:__dyncall_tramp\.[0-9a-f]+\.1]]
 // ppc64le never tail calls the trampoline: the target may have another TOC.
 // PPC64LE-NEXT: bl [[T1:__dyncall_tramp\.[0-9a-f]+\.1]]
 // PPC64LE-NEXT: nop
@@ -80,10 +80,10 @@ int tail_site(int x) { return on_event(x); }
 // CHECK:        .long [[S1]] - .
 // CHECK-NEXT:   .long [[T1]] - .
 // CHECK-NEXT:   .long [[CELL]] - .
-// A64-O0-NEXT:  .long [[F1]] - .
-// A64-O0-NEXT:  .byte 1, 1
-// A64-OPT-NEXT: .long [[F1]] - .
-// A64-OPT-NEXT: .byte 1, 2
+// AARCH64-O0-NEXT:  .long [[F1]] - .
+// AARCH64-O0-NEXT:  .byte 1, 1
+// AARCH64-OPT-NEXT: .long [[F1]] - .
+// AARCH64-OPT-NEXT: .byte 1, 2
 // PPC64LE-NEXT: .long [[F1]] - ([[F1]] - tail_site) - .
 // PPC64LE-NEXT: .byte 1, 1
 
