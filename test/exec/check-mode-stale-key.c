@@ -1,6 +1,6 @@
 // Checks checking mode (DYNCALL_CHECK=1): after a store from a unit built without the plugin, the program still calls the right function, and stderr names the stale key, the site's function and both pointers, once per site.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
-// (REQUIRES x86_64: only x86-64 has a runtime and trampolines to run here; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
+// (REQUIRES x86_64: built for and run on the host, which is x86-64 in this suite (the aarch64 and ppc64le runtimes run under qemu in test/arch/); -mretpoline is an x86-64 option; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %clang -O2 %libdyncall_cflags -I%exec_inputs %s %exec_inputs/unseen_store.c -o %t/ref
 // RUN: %t/ref > %t/ref.out 2> %t/ref.err

@@ -1,6 +1,6 @@
 // Checks that calls through and stores to a key from constructors that run before main (priority 101, default priority, and priority 99, which runs before the module's dyncall registration at 100) and from destructors and atexit handlers behave exactly as in the unannotated program.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
-// (REQUIRES x86_64: only x86-64 has a runtime and trampolines to run here; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
+// (REQUIRES x86_64: built for and run on the host, which is x86-64 in this suite (the aarch64 and ppc64le runtimes run under qemu in test/arch/); dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: %clang -O2 -Wno-prio-ctor-dtor %libdyncall_cflags -I%exec_inputs %s -o %t.ref
 // RUN: %t.ref > %t.ref.out
 // RUN: %dyncall_clang -O2 -Wno-prio-ctor-dtor -DWITH_DYNCALL -I%exec_inputs %s -o %t.dc %libdyncall_ldflags

@@ -1,6 +1,6 @@
 // Checks C++ keys: a key in a namespace, a static data member, an annotated field of a struct nested in a class (type key, several objects), called from member functions, templates and lambdas, exactly as in the unannotated program.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
-// (REQUIRES x86_64: only x86-64 has a runtime and trampolines to run here; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
+// (REQUIRES x86_64: built for and run on the host, which is x86-64 in this suite (the aarch64 and ppc64le runtimes run under qemu in test/arch/); dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: %clangxx -O2 %libdyncall_cflags -I%exec_inputs %s -o %t.ref
 // RUN: %t.ref > %t.ref.out
 // RUN: %dyncall_clangxx -O2 -DWITH_DYNCALL -I%exec_inputs %s -o %t.dc %libdyncall_ldflags

@@ -1,6 +1,6 @@
 // Checks that a dlopen'ed library with sites on a key of the executable calls and stores it correctly, that its sites are registered on dlopen and dropped on dlclose, and that a second dlopen works again, exactly as in the unannotated program.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
-// (REQUIRES x86_64: only x86-64 has a runtime and trampolines to run here; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
+// (REQUIRES x86_64: built for and run on the host, which is x86-64 in this suite (the aarch64 and ppc64le runtimes run under qemu in test/arch/); dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: rm -rf %t && mkdir -p %t/ref %t/dc
 // RUN: %clang -O2 -fPIC -shared %libdyncall_cflags %exec_inputs/dlopen_lib.c -o %t/ref/libdl.so
 // RUN: %clang -O2 -rdynamic %libdyncall_cflags -I%exec_inputs %s -o %t/ref/main -ldl

@@ -1,6 +1,6 @@
 // Checks that a key assigned functions of other DSOs (a -fPIC library and libc's abs/labs/toupper, beyond rel32 reach of a PIE's sites) calls them exactly as in the unannotated program, direct through far stubs.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
-// (REQUIRES x86_64: only x86-64 has a runtime and trampolines to run here; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
+// (REQUIRES x86_64: built for and run on the host, which is x86-64 in this suite (the aarch64 and ppc64le runtimes run under qemu in test/arch/); -mretpoline is an x86-64 option; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %clang -O2 -fPIC -shared %exec_inputs/far_lib.c -o %t/libfar.so
 // RUN: %clang -O2 -fPIE -pie %libdyncall_cflags -I%exec_inputs %s -L%t -lfar -Wl,-rpath,%t -o %t/ref

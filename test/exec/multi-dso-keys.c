@@ -1,6 +1,6 @@
 // Checks that a key defined in a shared library and used (stored, called) in the executable, and a key of the executable used in the library, follow every store from either module, exactly as in the unannotated program, with the sites of both modules direct.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
-// (REQUIRES x86_64: only x86-64 has a runtime and trampolines to run here; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
+// (REQUIRES x86_64: built for and run on the host, which is x86-64 in this suite (the aarch64 and ppc64le runtimes run under qemu in test/arch/); dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: rm -rf %t && mkdir -p %t/ref %t/dc
 // RUN: %clang -O2 -fPIC -shared %libdyncall_cflags -I%exec_inputs %exec_inputs/dso_keys_lib.c -o %t/ref/libkeys.so
 // RUN: %clang -O2 %libdyncall_cflags -I%exec_inputs %s -L%t/ref -lkeys -Wl,-rpath,%t/ref -o %t/ref/main

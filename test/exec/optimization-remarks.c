@@ -1,6 +1,6 @@
 // Checks the dynamic-call optimization remarks: -Rpass names each new site and whether it is fresh or guarded, -Rpass-missed explains each call through a key left indirect (musttail, a non-C calling convention); the program still behaves exactly as the unannotated one.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
-// (REQUIRES x86_64: only x86-64 has a runtime and trampolines to run here; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
+// (REQUIRES x86_64: built for and run on the host, which is x86-64 in this suite (the aarch64 and ppc64le runtimes run under qemu in test/arch/); dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %dyncall_clang -O2 -DWITH_DYNCALL -I%exec_inputs -Rpass=dynamic-call -c %s -o %t/pass.o 2>&1 | FileCheck --check-prefix=PASS --implicit-check-not=remark: %s
 // RUN: %dyncall_clang -O2 -DWITH_DYNCALL -I%exec_inputs -Rpass-missed=dynamic-call -c %s -o %t/missed.o 2>&1 | FileCheck --check-prefix=MISSED --implicit-check-not=remark: %s
