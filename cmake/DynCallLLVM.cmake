@@ -2,8 +2,12 @@
 #
 # Provides, for llvm-pass/CMakeLists.txt:
 #   LLVM_INCLUDE_DIRS, CLANG_INCLUDE_DIRS, LLVM_DEFINITIONS, LLVM_VERSION,
-#   LLVM_TOOLS_BINARY_DIR, DYNCALL_HAVE_LLVM (always TRUE when this returns)
+#   LLVM_TOOLS_BINARY_DIR, DYNCALL_HAVE_LLVM
 #   dyncall_add_plugin(<name> <sources...>)
+#
+# Without LLVM/Clang 19 it stops with an error, unless DYNCALL_LLVM_OPTIONAL
+# is set (the top-level DYNCALL_ENABLE_LLVM=AUTO/ON): then it returns with
+# DYNCALL_HAVE_LLVM FALSE and DYNCALL_LLVM_MISSING saying what is missing.
 #
 # Plugins are loaded into clang (-fplugin=/-fpass-plugin=), so they link no
 # LLVM/Clang library: every symbol comes from the host process. Linking
@@ -11,6 +15,17 @@
 include_guard(GLOBAL)
 
 set(DYNCALL_LLVM_REQUIRED_MAJOR 19)
+set(DYNCALL_HAVE_LLVM FALSE)
+
+# message(FATAL_ERROR) or, with DYNCALL_LLVM_OPTIONAL, a return from this
+# file with the first line of the message in DYNCALL_LLVM_MISSING.
+macro(_dyncall_llvm_missing first)
+  if(DYNCALL_LLVM_OPTIONAL)
+    set(DYNCALL_LLVM_MISSING "${first}")
+    return()
+  endif()
+  message(FATAL_ERROR "dyncall: ${first}.\n" ${ARGN})
+endmacro()
 set(_dyncall_llvm_hint "/usr/lib/llvm-${DYNCALL_LLVM_REQUIRED_MAJOR}/lib/cmake/llvm")
 
 # Debian installs several LLVMs side by side and the unversioned search finds
@@ -22,16 +37,15 @@ endif()
 # No version in find_package(): we want to name the version we did find.
 find_package(LLVM CONFIG QUIET)
 if(NOT LLVM_FOUND)
-  message(FATAL_ERROR
-    "dyncall: LLVM ${DYNCALL_LLVM_REQUIRED_MAJOR} not found (no LLVMConfig.cmake).\n"
+  _dyncall_llvm_missing(
+    "LLVM ${DYNCALL_LLVM_REQUIRED_MAJOR} not found (no LLVMConfig.cmake)"
     "Install it (Debian 12: apt-get install llvm-19-dev libclang-19-dev clang-19, "
     "or run scripts/install-deps.sh) and/or configure with "
     "-DLLVM_DIR=${_dyncall_llvm_hint}")
 endif()
 if(NOT LLVM_VERSION_MAJOR EQUAL DYNCALL_LLVM_REQUIRED_MAJOR)
-  message(FATAL_ERROR
-    "dyncall: found LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_DIR}, but the plugins need "
-    "LLVM ${DYNCALL_LLVM_REQUIRED_MAJOR} (they are loaded into clang-${DYNCALL_LLVM_REQUIRED_MAJOR}).\n"
+  _dyncall_llvm_missing(
+    "found LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_DIR}, but the plugins need LLVM ${DYNCALL_LLVM_REQUIRED_MAJOR} (they are loaded into clang-${DYNCALL_LLVM_REQUIRED_MAJOR})"
     "Fix: install llvm-19-dev libclang-19-dev and reconfigure in a fresh build "
     "directory with -DLLVM_DIR=${_dyncall_llvm_hint}")
 endif()
@@ -49,8 +63,8 @@ if(NOT CLANG_INCLUDE_DIRS)
   endforeach()
 endif()
 if(NOT CLANG_INCLUDE_DIRS OR NOT EXISTS "${CLANG_INCLUDE_DIRS}/clang/Basic/Version.h")
-  message(FATAL_ERROR
-    "dyncall: Clang ${DYNCALL_LLVM_REQUIRED_MAJOR} headers not found next to ${LLVM_INCLUDE_DIRS}.\n"
+  _dyncall_llvm_missing(
+    "Clang ${DYNCALL_LLVM_REQUIRED_MAJOR} headers not found next to ${LLVM_INCLUDE_DIRS}"
     "Fix: apt-get install libclang-19-dev")
 endif()
 

@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 done
 
 packages=(
-  clang-19 llvm-19-dev llvm-19-tools lld-19 libclang-19-dev
+  clang-19 llvm-19-dev llvm-19-tools lld-19 libclang-19-dev clang-format-19
   gcc-12-plugin-dev gcc-11 g++-11 gcc-11-plugin-dev
   gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu
   g++-aarch64-linux-gnu g++-powerpc64le-linux-gnu
@@ -69,7 +69,8 @@ if [ "$do_venv" = 1 ]; then
   fi
   if ! "$venv/bin/python" -c 'import lit, psutil, pytest, lief, capstone, numpy, elftools
 assert lief.__version__.startswith("0.15.1"), lief.__version__' 2>/dev/null \
-      || [ ! -x "$venv/bin/ruff" ]; then
+      || [ ! -x "$venv/bin/ruff" ] \
+      || [ "$("$venv/bin/mypy" --version 2>/dev/null | cut -d' ' -f2)" != 2.4.1 ]; then
     say "installing Python packages into $venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$here/requirements.txt"
   fi

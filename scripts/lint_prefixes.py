@@ -24,14 +24,12 @@ import pathlib
 import re
 import sys
 
-SUFFIXES = ("-NEXT", "-SAME", "-NOT", "-DAG", "-LABEL", "-EMPTY", "-COUNT")
+SUFFIX = r"(?:-NEXT|-SAME|-NOT|-DAG|-LABEL|-EMPTY|-COUNT-\d+)"  # FileCheck directive kinds
 HOUSE = ("CHECK", "X86_64", "AARCH64", "PPC64LE")
 LIT_KEYWORDS = {"RUN", "REQUIRES", "UNSUPPORTED", "XFAIL", "ALLOW_RETRIES", "DEFINE", "REDEFINE", "END"}
 TEXT_SUFFIXES = {".c", ".cpp", ".h", ".inc", ".ll", ".s", ".S", ".test", ".check"}
 PREFIX_OPT = re.compile(r"--?check-prefix(?:es)?(?:=|\s+)([A-Za-z0-9_,-]+)")
-CANDIDATE = re.compile(
-    r"^\s*(?:(?://|#|;|/?\*)\s*)?([A-Z][A-Z0-9_-]*?)((?:-NEXT|-SAME|-NOT|-DAG|-LABEL|-EMPTY|-COUNT-\d+))?:(?!:)"
-)
+CANDIDATE = re.compile(rf"^\s*(?:(?://|#|;|/?\*)\s*)?([A-Z][A-Z0-9_-]*?)({SUFFIX})?:(?!:)")
 
 
 def run_commands(text: str) -> list[str]:
@@ -103,7 +101,7 @@ def lint_file(path: pathlib.Path, prefixes: set[str], root: pathlib.Path) -> lis
     errors = []
     seen = set()
     for prefix in prefixes:
-        pat = re.compile(rf"(?<![A-Za-z0-9_-]){re.escape(prefix)}(?:-NEXT|-SAME|-NOT|-DAG|-LABEL|-EMPTY|-COUNT-\d+)?:")
+        pat = re.compile(rf"(?<![A-Za-z0-9_-]){re.escape(prefix)}{SUFFIX}?:")
         if pat.search(text):
             seen.add(prefix)
     for n, line in enumerate(text.splitlines(), 1):
@@ -124,9 +122,7 @@ def lint_file(path: pathlib.Path, prefixes: set[str], root: pathlib.Path) -> lis
 
 def main() -> int:
     root = pathlib.Path(sys.argv[1]).resolve()
-    files = sorted(
-        p for p in root.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES and "lint_prefixes" not in p.name
-    )
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES)
     checked: dict[pathlib.Path, set[str]] = {}
     for path in files:
         for cmd in run_commands(path.read_text(errors="replace")):

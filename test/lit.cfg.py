@@ -16,7 +16,10 @@
 # Features: x86_64, qemu-aarch64, qemu-ppc64le, gcc-plugin, gcc11-plugin,
 #   gcc-plugin-aarch64, gcc-plugin-ppc64le, dyncall-runtime-aarch64,
 #   dyncall-runtime-ppc64le, lld, lief, dyncall-clang-plugin,
-#   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff.
+#   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff, clang-format, mypy.
+# The plugin and rewriter features follow the build's components (top-level
+# DYNCALL_ENABLE_LLVM/GCC/REWRITER): the tests of a component not built are
+# UNSUPPORTED.
 
 import os
 import platform
@@ -118,6 +121,14 @@ def have(path):
     return os.path.isfile(path)
 
 
+# A plugin or tool is a feature when this build has its component (the
+# top-level DYNCALL_ENABLE_* options; a file left over from an earlier
+# configuration of the same build directory does not count) and the file is
+# there.
+components = set(config.dyncall_components)
+llvm_on = "llvm" in components
+gcc_on = "gcc" in components
+
 if platform.machine() == "x86_64":
     features.add("x86_64")
 for arch, triple, loader in (
@@ -126,26 +137,30 @@ for arch, triple, loader in (
 ):
     if shutil.which("qemu-" + arch) and have(f"/usr/{triple}/lib/{loader}"):
         features.add("qemu-" + arch)
-    if have(os.path.join(plugins, f"dyncall_gcc-{triple}.so")):
+    if gcc_on and have(os.path.join(plugins, f"dyncall_gcc-{triple}.so")):
         features.add("gcc-plugin-" + arch)
     if have(os.path.join(libdir, triple, "libdyncall.so")):
         features.add("dyncall-runtime-" + arch)  # cmake/DynCallCross.cmake
-if have(gcc_plugin):
+if gcc_on and have(gcc_plugin):
     features.add("gcc-plugin")
-if have(os.path.join(plugins, "dyncall_gcc11.so")):
+if gcc_on and have(os.path.join(plugins, "dyncall_gcc11.so")):
     features.add("gcc11-plugin")
-if have(clang_plugin):
+if llvm_on and have(clang_plugin):
     features.add("dyncall-clang-plugin")
-if have(llvm_plugin):
+if llvm_on and have(llvm_plugin):
     features.add("dyncall-pass")
 if have(os.path.join(libdir, "libdyncall.so")):
     features.add("dyncall-runtime")
-if have(os.path.join(bindir, "dyncall-rewrite")):
+if "rewriter" in components and have(os.path.join(bindir, "dyncall-rewrite")):
     features.add("dyncall-rewrite")
 if have(os.path.join(llvm_bin, "ld.lld")) or shutil.which("ld.lld-" + config.llvm_version_major):
     features.add("lld")
 if have(os.path.join(venv_bin, "ruff")):
     features.add("ruff")
+if shutil.which("clang-format-" + config.llvm_version_major):
+    features.add("clang-format")
+if have(os.path.join(venv_bin, "mypy")):
+    features.add("mypy")
 try:
     subprocess.run(
         [config.dyncall_python, "-c", "import lief, capstone, numpy"],

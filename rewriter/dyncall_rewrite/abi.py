@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 DYNCALL_ABI_VERSION = 1
 
@@ -187,7 +188,7 @@ def decode_keys(data: bytes, base: int) -> list[KeyEntry]:
 
 
 # struct dyncall_site_entry as a numpy record type (columns.py).
-SITE_ENTRY_DTYPE = {
+SITE_ENTRY_DTYPE: Any = {  # a numpy dtype spec (names, formats, offsets, itemsize)
     "names": [n for n, _ in SITE_ENTRY_FIELDS],
     "formats": ["<" + {"i": "i4", "B": "u1", "H": "u2"}[f] for _, f in SITE_ENTRY_FIELDS],
     "offsets": [SITE_OFF_SITE, SITE_OFF_TRAMP, SITE_OFF_KEYCELL, SITE_OFF_FUNC, 16, 17, SITE_OFF_FLAGS],

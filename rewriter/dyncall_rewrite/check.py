@@ -240,7 +240,7 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                         ok = (
                             br is not None
                             and br.op == site_ops[e.kind]
-                            and (br.target == e.tramp or (fl & RES and br.target == bt))
+                            and (br.target == e.tramp or (bool(fl & RES) and br.target == bt))
                             and be.site_alignment_problem(e.site, bool(e.func)) is None
                             and (
                                 not e.func
@@ -335,15 +335,15 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
                     info,
                 )
             elif resolved:
-                why = None
+                problem = None
                 if info.target is not None and t.branch_target != info.target:
-                    why = be.resolve_problem(e.tramp, info.target)
-                if why is not None:
+                    problem = be.resolve_problem(e.tramp, info.target)
+                if problem is not None:
                     err(
                         "DC050",
                         e.tramp,
                         f"entry is RESOLVED but its link-time target 0x{info.target:x} cannot be"
-                        f" reached directly: {why}",
+                        f" reached directly: {problem}",
                         info,
                     )
                 elif info.target is None or t.branch_target != info.target:

@@ -16,7 +16,7 @@ import itertools
 import struct
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,6 +53,8 @@ def _import_lief() -> Any:
 
 
 lief = _import_lief()
+if TYPE_CHECKING:
+    from lief import ELF as LiefELF
 
 PF_X, PF_W, PF_R = 1, 2, 4
 PT_LOAD = 1
@@ -266,6 +268,7 @@ class Image:
     # the file, is-function); names are decoded only when printed.  They are
     # built on first use (a clean ``check`` needs only function starts).
     def __getattr__(self, name: str) -> Any:
+        v: Any
         # Kept in the layout too: relax's output image (with_data) shares
         # it, and relax never writes symbol tables.
         if name == "func_starts":
@@ -397,7 +400,7 @@ def _layout(path: str, data: bytes) -> dict[str, Any]:
         raise NotELFError(f"malformed ELF ({e})", path=path) from None
 
 
-def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
+def _extract(path: str, data: bytes, b: LiefELF.Binary) -> dict[str, Any]:
     hdr = b.header
     size = len(data)
     if hdr.program_header_offset + hdr.numberof_segments * 56 > size:
@@ -426,12 +429,14 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
         if a.end > c.vaddr:
             raise NotELFError(f"overlapping PT_LOAD segments at 0x{c.vaddr:x}", path=path)
     sections = []
-    for s in b.sections:
-        if not s.name and int(s.type) == 0:
+    for sec in b.sections:
+        if not sec.name and int(sec.type) == 0:
             continue
-        if int(s.type) != SHT_NOBITS and s.size and s.offset + s.size > size:
-            raise TruncatedError(f"section {s.name!r} extends beyond the end of the file", path=path)
-        sections.append(Section(s.name, s.virtual_address, s.size, s.offset, int(s.type), int(s.flags)))
+        if int(sec.type) != SHT_NOBITS and sec.size and sec.offset + sec.size > size:
+            raise TruncatedError(f"section {sec.name!r} extends beyond the end of the file", path=path)
+        sections.append(
+            Section(_text(sec.name), sec.virtual_address, sec.size, sec.offset, int(sec.type), int(sec.flags))
+        )
 
     raw_syms, has_symtab = _symbols(b, data)
 
@@ -443,7 +448,7 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
         "X86_64_64", "X86_64_GLOB_DAT", "AARCH64_ABS64", "AARCH64_GLOB_DAT", "PPC64_ADDR64", "PPC64_GLOB_DAT"
     )
     for r in b.dynamic_relocations:
-        sym = r.symbol.name if r.has_symbol and r.symbol is not None and r.symbol.name else None
+        sym = _symbol_name(r)
         if r.type in relative or r.encoding == lief.ELF.Relocation.ENCODING.RELR:
             addend = r.addend & (2**64 - 1) if r.encoding == lief.ELF.Relocation.ENCODING.RELA else None
             relocs[r.address] = Reloc("relative", addend, None)
@@ -464,7 +469,19 @@ def _extract(path: str, data: bytes, b: lief.ELF.Binary) -> dict[str, Any]:
     }
 
 
-def _reloc_types(*names: str) -> set[lief.ELF.Relocation.TYPE]:
+def _text(name: str | bytes) -> str:
+    """A LIEF name (typed str | bytes; str in practice)."""
+    return name.decode("utf-8", "replace") if isinstance(name, bytes) else name
+
+
+def _symbol_name(r: LiefELF.Relocation) -> str | None:
+    """The name of a relocation's symbol (None: none, or unnamed)."""
+    if not r.has_symbol or r.symbol is None:
+        return None
+    return _text(r.symbol.name) or None
+
+
+def _reloc_types(*names: str) -> set[LiefELF.Relocation.TYPE]:
     """The LIEF relocation types of those names (a name this LIEF lacks is skipped)."""
     T = lief.ELF.Relocation.TYPE
     return {getattr(T, n) for n in names if hasattr(T, n)}
@@ -500,7 +517,7 @@ def _parser_config() -> Any:
     return c
 
 
-def _symbols(b: lief.ELF.Binary, data: bytes) -> tuple[RawSyms, bool]:
+def _symbols(b: LiefELF.Binary, data: bytes) -> tuple[RawSyms, bool]:
     """The defined function/object symbols of .symtab and .dynsym, as
     columns of their Elf64_Sym records (see RawSyms).
 

@@ -11,7 +11,7 @@ import os
 
 
 class LineTable:
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | bytearray) -> None:
         self._addrs: list[int] = []
         self._rows: list[tuple[str, int] | None] = []
         try:
@@ -19,7 +19,7 @@ class LineTable:
         except Exception:  # corrupted DWARF must never fail the tool
             self._addrs, self._rows = [], []
 
-    def _load(self, data: bytes) -> None:
+    def _load(self, data: bytes | bytearray) -> None:
         try:
             from elftools.elf.elffile import ELFFile
         except ImportError:

@@ -227,7 +227,9 @@ def _output_facts(img: Image, an: Analysis, cr: ColumnRelax) -> CodeFacts | None
         return None
     for seg in img.segments:
         if seg.flags & PF_X and seg.vaddr < sec.addr + sec.size and sec.addr < seg.end:
-            table = [(r[3], r[4], r[5]) for r in cr.writes.rows if r[0] in ("site-field", "flags")]
+            table: list[tuple[np.ndarray, ...]] = [
+                (r[3], r[4], r[5]) for r in cr.writes.rows if r[0] in ("site-field", "flags")
+            ]
             if not cols.hooks.table_writes_keep_decode(facts, table):
                 return None
             break
@@ -367,10 +369,10 @@ def _verify_incremental(
     new_flags: list[int] = []
     for info in touched:
         e = info.entry
-        off = out.offset(e.addr, abi.SITE_ENTRY_SIZE)
-        if off is None:
+        eoff = out.offset(e.addr, abi.SITE_ENTRY_SIZE)
+        if eoff is None:
             return False
-        f_site, f_tramp, f_key, f_func, version, kind, flags = unpack(data, off)
+        f_site, f_tramp, f_key, f_func, version, kind, flags = unpack(data, eoff)
         a = e.addr
         want_flags = e.flags | RES if e.index in resolved else e.flags
         if (

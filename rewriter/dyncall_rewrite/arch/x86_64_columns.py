@@ -364,9 +364,7 @@ def _no_branches() -> _Branches:
     return _Branches(z, np.zeros((0, _OPS_KEPT), np.uint8), z)
 
 
-def _disasm(
-    csh: object, code: bytes, addr: int
-) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray | None]] | None:
+def _disasm(csh: object, code: bytes, addr: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
     """The instructions capstone decodes linearly from the start of
     ``code`` (up to its invalid bytes) as INSN records, and the branch
     rows among them (_branch_rows); read as columns of the
