@@ -41,7 +41,9 @@ static struct plugin_info dyncall_plugin_info = {
 	.version = "0.1.0",
 	.help = "dynamic_call attribute and call-site transformation\n"
 		"  -fplugin-arg-<name>-disable  accept the attribute, do not transform\n"
-		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n",
+		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n"
+		"  -fplugin-arg-<name>-whole-program[=<filter file>]  every indirect\n"
+		"      call becomes a guarded site (docs/whole-program-gcc.md)\n",
 };
 
 /* Internal attribute names (a space makes them unspellable in source). */
@@ -59,6 +61,9 @@ static struct plugin_info dyncall_plugin_info = {
 static const char *plugin_name = "dyncall_gcc";
 static bool transform_enabled = true;
 static bool verbose;
+/* -fplugin-arg-<name>-whole-program[=<filter>]: every eligible indirect
+ * call becomes a site of the unit's whole-program key. */
+static bool whole_program;
 static char unit_id[17];
 
 /* Trees created by the plugin and otherwise referenced only from plugin
@@ -795,8 +800,24 @@ static tree new_plugin_var(const std::string &name, tree type)
 	return decl;
 }
 
-/* __dyncall_tkey.<md5 of the key name>: hidden, COMDAT, writable,
- * 16 zero bytes (struct dyncall_type_key). */
+/* A type-key descriptor (struct dyncall_type_key): hidden, COMDAT,
+ * writable, 16 zero bytes. */
+static tree new_descriptor(const std::string &symbol)
+{
+	tree type = build_array_type_nelts(ptr_type_node, 2);
+	tree decl = new_plugin_var(symbol, type);
+
+	TREE_ADDRESSABLE(decl) = 1;
+	DECL_INITIAL(decl) = build_constructor(type, NULL);
+	SET_DECL_ALIGN(decl, 64);
+	DECL_USER_ALIGN(decl) = 1;
+	set_internal_linkage(decl, true);
+	make_decl_one_only(decl, DECL_ASSEMBLER_NAME(decl));
+	varpool_node::finalize_decl(decl);
+	return keep(decl);
+}
+
+/* __dyncall_tkey.<md5 of the key name>. */
 static tree type_key_descriptor(const std::string &name)
 {
 	auto it = type_keys.find(name);
@@ -809,17 +830,8 @@ static tree type_key_descriptor(const std::string &name)
 	for (int i = 0; i < 16; i++)
 		sprintf(hex + 2 * i, "%02x", digest[i]);
 
-	tree type = build_array_type_nelts(ptr_type_node, 2);
-	tree decl = new_plugin_var(std::string(DYNCALL_TYPE_KEY_PREFIX) + hex,
-				   type);
-	TREE_ADDRESSABLE(decl) = 1;
-	DECL_INITIAL(decl) = build_constructor(type, NULL);
-	SET_DECL_ALIGN(decl, 64);
-	DECL_USER_ALIGN(decl) = 1;
-	set_internal_linkage(decl, true);
-	make_decl_one_only(decl, DECL_ASSEMBLER_NAME(decl));
-	varpool_node::finalize_decl(decl);
-	type_keys[name] = keep(decl);
+	tree decl = new_descriptor(std::string(DYNCALL_TYPE_KEY_PREFIX) + hex);
+	type_keys[name] = decl;
 	return decl;
 }
 
@@ -1311,25 +1323,36 @@ static tree new_trampoline(gcall *call, tree key, unsigned flags,
 	return keep(decl);
 }
 
-static bool transform_site(gcall *call, bool retpoline)
+/* What transform_site did with a call. */
+enum site_result {
+	SITE_NONE,	  /* not a call through a key */
+	SITE_DONE,	  /* a site of its key */
+	SITE_MISSED,	  /* through a key, left as is (noted) */
+	SITE_MISSED_PHI, /* a merge of key loads, left as is (noted) */
+};
+
+static enum site_result transform_site(gcall *call, bool retpoline)
 {
 	tree callee = gimple_call_fn(call);
 	site_source src = {};
 
 	if (gimple_call_internal_p(call) || !callee ||
 	    TREE_CODE(callee) != SSA_NAME)
-		return false;
+		return SITE_NONE;
 	if (!find_site_source(callee, &src)) {
-		if (phi_reads_key(callee, 0))
+		if (!phi_reads_key(callee, 0))
+			return SITE_NONE;
+		/* Whole-program mode makes it a site of the unit's key. */
+		if (!whole_program)
 			note_missed(call, "dyncall: call not transformed: %s",
 				    "the callee is a merge (phi) of loads; "
 				    "load the key right before the call");
-		return false;
+		return SITE_MISSED_PHI;
 	}
 	if (gimple_call_chain(call)) {
 		note_missed(call, "dyncall: call not transformed: %s",
 			    "the call already has a static chain");
-		return false;
+		return SITE_MISSED;
 	}
 
 	dyncall_key &k = key_of(src.key);
@@ -1361,6 +1384,406 @@ static bool transform_site(gcall *call, bool retpoline)
 		dump_printf_loc(MSG_OPTIMIZED_LOCATIONS, call,
 				"dyncall: call through %s transformed\n",
 				k.name.c_str());
+	return SITE_DONE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Whole-program mode (docs/whole-program-gcc.md)                          */
+/* ---------------------------------------------------------------------- */
+
+/* libiberty's demangler, linked into every cc1 (its header is not among
+ * the plugin headers).  DMGL_PARAMS | DMGL_ANSI: "ns::f(int) const". */
+extern "C" char *cplus_demangle(const char *mangled, int options);
+#define DYNCALL_DMGL_PARAMS (1 << 0)
+#define DYNCALL_DMGL_ANSI (1 << 1)
+
+enum wp_rule_kind { WP_FUNCTION, WP_FILE, WP_FIELD };
+
+struct wp_rule {
+	bool include;
+	enum wp_rule_kind kind;
+	std::string glob; /* fnmatch() pattern; for fields "<tag>.<field>" */
+	int line;	  /* file rules: 0 = any line */
+};
+
+static std::vector<wp_rule> wp_rules;
+static bool wp_has_include;
+
+/* "<filter>:<line>: error: <what>" (the same text as the LLVM pass's):
+ * GCC prints a diagnostic without a location as "<progname>: error:". */
+static void filter_error(const char *file, unsigned line,
+			 const std::string &what)
+{
+	std::string where = file;
+	const char *saved = progname;
+
+	if (line)
+		where += ":" + std::to_string(line);
+	progname = where.c_str();
+	error_at(UNKNOWN_LOCATION, "%s", what.c_str());
+	progname = saved;
+}
+
+static std::string trim(const std::string &s)
+{
+	size_t b = s.find_first_not_of(" \t\r\n");
+	size_t e = s.find_last_not_of(" \t\r\n");
+
+	return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+/* Split off the first blank-separated word of S (S keeps the rest). */
+static std::string next_word(std::string &s)
+{
+	s = trim(s);
+	size_t e = s.find_first_of(" \t");
+	std::string w = s.substr(0, e);
+
+	s = e == std::string::npos ? "" : trim(s.substr(e));
+	return w;
+}
+
+/* One rule; false (and an error) when the line is malformed. */
+static bool parse_filter_line(const char *file, unsigned lineno,
+			      std::string text)
+{
+	wp_rule r;
+	std::string verb = next_word(text);
+	std::string kind = next_word(text);
+
+	if (verb != "include" && verb != "exclude") {
+		filter_error(file, lineno,
+			     "expected 'include' or 'exclude', got '" + verb +
+				     "'");
+		return false;
+	}
+	r.include = verb == "include";
+	r.line = 0;
+	if (kind == "function") {
+		r.kind = WP_FUNCTION;
+	} else if (kind == "file") {
+		r.kind = WP_FILE;
+	} else if (kind == "field") {
+		r.kind = WP_FIELD;
+	} else {
+		filter_error(file, lineno,
+			     "expected 'function', 'file' or 'field' after '" +
+				     verb + "', got '" + kind + "'");
+		return false;
+	}
+	if (text.empty()) {
+		filter_error(file, lineno,
+			     "missing pattern after '" + verb + " " + kind +
+				     "'");
+		return false;
+	}
+	if (r.kind == WP_FILE) {
+		/* <glob>:<line>: a trailing run of digits after the last ':'. */
+		size_t colon = text.rfind(':');
+		if (colon != std::string::npos && colon + 1 < text.size() &&
+		    text.find_first_not_of("0123456789", colon + 1) ==
+			    std::string::npos) {
+			std::string num = text.substr(colon + 1);
+			r.line = num.size() > 9 ? 0 : atoi(num.c_str());
+			if (r.line <= 0) {
+				filter_error(file, lineno,
+					     "invalid line number '" + num +
+						     "'");
+				return false;
+			}
+			text = text.substr(0, colon);
+		}
+	} else if (r.kind == WP_FIELD) {
+		/* "struct ops.read", "union u.f" or "ops.read". */
+		std::string rest = text;
+		std::string first = next_word(rest);
+		if ((first == "struct" || first == "union") && !rest.empty())
+			text = rest;
+		size_t dot = text.rfind('.');
+		if (dot == std::string::npos || dot == 0 ||
+		    dot + 1 == text.size() ||
+		    text.find_first_of(" \t") != std::string::npos) {
+			filter_error(file, lineno,
+				     "expected '<struct>.<field>', got '" +
+					     text + "'");
+			return false;
+		}
+	}
+	r.glob = text;
+	if (r.include)
+		wp_has_include = true;
+	wp_rules.push_back(r);
+	return true;
+}
+
+/* Read the filter once, at plugin initialization.  Every malformed line
+ * is reported; any error fails the compilation. */
+static void read_filter(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+
+	if (!f) {
+		filter_error(file, 0,
+			     std::string("cannot read the filter file: ") +
+				     xstrerror(errno));
+		return;
+	}
+	while (getline(&buf, &cap, f) >= 0) {
+		std::string line = trim(buf);
+		lineno++;
+		if (line.empty() || line[0] == '#')
+			continue;
+		parse_filter_line(file, lineno, line);
+	}
+	if (ferror(f))
+		filter_error(file, 0,
+			     std::string("cannot read the filter file: ") +
+				     xstrerror(errno));
+	free(buf);
+	fclose(f);
+}
+
+/* What a candidate call is matched against. */
+struct wp_candidate {
+	std::vector<std::string> functions; /* C name, mangled, demangled */
+	std::string file;
+	int line;
+	std::string field; /* "<tag>.<field>" or empty */
+};
+
+static bool glob_match(const std::string &glob, const std::string &s)
+{
+	return fnmatch(glob.c_str(), s.c_str(), 0) == 0;
+}
+
+static bool rule_matches(const wp_rule &r, const wp_candidate &c)
+{
+	switch (r.kind) {
+	case WP_FUNCTION:
+		for (const std::string &n : c.functions)
+			if (glob_match(r.glob, n))
+				return true;
+		return false;
+	case WP_FILE: {
+		if (r.line && r.line != c.line)
+			return false;
+		size_t slash = c.file.rfind('/');
+		return glob_match(r.glob, c.file) ||
+		       (slash != std::string::npos &&
+			glob_match(r.glob, c.file.substr(slash + 1)));
+	}
+	case WP_FIELD:
+		return !c.field.empty() && glob_match(r.glob, c.field);
+	}
+	return false;
+}
+
+/* The field a callee was loaded from ("<tag>.<field>", the key-name
+ * spelling without "struct "/"union " and "[]"), through copies and
+ * conversions; empty when it was not loaded from a field. */
+static std::string callee_field(tree v)
+{
+	for (int depth = 0; depth < 8 && v && TREE_CODE(v) == SSA_NAME;
+	     depth++) {
+		gimple *def = SSA_NAME_DEF_STMT(v);
+		if (!is_gimple_assign(def))
+			return "";
+		tree rhs = gimple_assign_rhs1(def);
+		enum tree_code code = gimple_assign_rhs_code(def);
+		if (code == SSA_NAME || CONVERT_EXPR_CODE_P(code)) {
+			v = rhs;
+			continue;
+		}
+		if (!gimple_assign_single_p(def))
+			return "";
+		while (TREE_CODE(rhs) == ARRAY_REF)
+			rhs = TREE_OPERAND(rhs, 0);
+		if (TREE_CODE(rhs) != COMPONENT_REF)
+			return "";
+		tree f = TREE_OPERAND(rhs, 1);
+		std::string name = field_key_name(f);
+		size_t sp = name.find(' ');
+		if (sp != std::string::npos)
+			name = name.substr(sp + 1);
+		if (name.size() > 2 &&
+		    name.compare(name.size() - 2, 2, "[]") == 0)
+			name.resize(name.size() - 2);
+		return name;
+	}
+	return "";
+}
+
+/* Does the filter (if any) select CALL, in FUN? */
+static bool wp_selected(gcall *call, function *fun, tree callee)
+{
+	if (wp_rules.empty())
+		return true;
+
+	wp_candidate c;
+	tree fn = fun->decl;
+	location_t loc = gimple_location(call);
+	if (loc == UNKNOWN_LOCATION)
+		loc = DECL_SOURCE_LOCATION(fn);
+	expanded_location xl = expand_location(loc);
+
+	c.file = xl.file ? xl.file : "";
+	c.line = xl.line;
+	if (DECL_NAME(fn))
+		c.functions.push_back(IDENTIFIER_POINTER(DECL_NAME(fn)));
+	const char *mangled = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fn));
+	c.functions.push_back(mangled);
+	if (char *d = cplus_demangle(mangled, DYNCALL_DMGL_PARAMS |
+						      DYNCALL_DMGL_ANSI)) {
+		c.functions.push_back(d);
+		free(d);
+	}
+	if (lang_is_cxx())
+		c.functions.push_back(lang_hooks.decl_printable_name(fn, 2));
+	c.field = callee_field(callee);
+
+	bool in = !wp_has_include;
+	for (const wp_rule &r : wp_rules)
+		if (r.include && !in && rule_matches(r, c))
+			in = true;
+	if (!in)
+		return false;
+	for (const wp_rule &r : wp_rules)
+		if (!r.include && rule_matches(r, c))
+			return false;
+	return true;
+}
+
+/* The unit's whole-program key: a type-key descriptor
+ * __dyncall_wpkey.<unit> (like a type key's: hidden, COMDAT, writable, 16
+ * zero bytes) and its key entry, TYPE|ESCAPES|WHOLE_PROGRAM, named
+ * "(indirect call)". */
+static dyncall_key &wp_key(void)
+{
+	static tree descriptor;
+
+	if (descriptor)
+		return key_of(descriptor);
+
+	tree decl = new_descriptor(std::string(DYNCALL_WP_KEY_PREFIX) + unit_id);
+	descriptor = decl;
+
+	bool existed;
+	unsigned &idx = key_index->get_or_insert(decl, &existed);
+	idx = keys.size();
+	dyncall_key k;
+	k.decl = decl;
+	k.target = decl;
+	k.name = DYNCALL_WP_KEY_NAME;
+	k.cell = std::string(DYNCALL_KEYCELL_PREFIX) + unit_id + "." +
+		 std::to_string(idx);
+	k.flags = DYNCALL_KEY_TYPE | DYNCALL_KEY_ESCAPES |
+		  DYNCALL_KEY_WHOLE_PROGRAM;
+	keys.push_back(k);
+	return keys.back();
+}
+
+/* Calling conventions other than the platform's C one (and what GCC
+ * calls variants of it with other call-clobbered registers): x86-64
+ * ms_abi, aarch64 aarch64_vector_pcs / aarch64_sve_pcs. */
+static bool default_calling_convention(tree fntype)
+{
+	static const char *const attrs[] = {
+		"ms_abi", "aarch64_vector_pcs", "aarch64_sve_pcs",
+		"interrupt", "regparm", "stdcall", "fastcall", "thiscall",
+	};
+
+	for (const char *a : attrs)
+		if (lookup_attribute(a, TYPE_ATTRIBUTES(fntype)))
+			return false;
+	return fntype_abi(fntype).id() == 0;
+}
+
+/* Follow copies and conversions: is V the address of a function?  (Early
+ * constant propagation will make the call direct: not a site.) */
+static bool is_known_function(tree v)
+{
+	for (int depth = 0; depth < 8 && v; depth++) {
+		if (TREE_CODE(v) == ADDR_EXPR)
+			return TREE_CODE(TREE_OPERAND(v, 0)) == FUNCTION_DECL;
+		if (TREE_CODE(v) != SSA_NAME)
+			return false;
+		gimple *def = SSA_NAME_DEF_STMT(v);
+		if (!is_gimple_assign(def) ||
+		    (!gimple_assign_single_p(def) &&
+		     !CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def))))
+			return false;
+		v = gimple_assign_rhs1(def);
+	}
+	return false;
+}
+
+/*
+ * Whole-program mode: an indirect call (a function pointer, a C++ virtual
+ * call (OBJ_TYPE_REF) or a pointer to member function) becomes a guarded
+ * site of the unit's whole-program key, exactly like a type-key site: a
+ * trampoline with the pointer in the static chain, TYPE_KEY, never FRESH.
+ * What cannot keep the exact ABI stays as it is, with a missed-site note.
+ */
+static bool transform_wp_site(gcall *call, bool retpoline, function *fun)
+{
+	tree fn = gimple_call_fn(call);
+
+	if (gimple_call_internal_p(call) || !fn || gimple_call_fndecl(call))
+		return false;
+	tree callee = TREE_CODE(fn) == OBJ_TYPE_REF ? OBJ_TYPE_REF_EXPR(fn)
+						    : fn;
+	const char *why = NULL;
+	tree fntype = gimple_call_fntype(call);
+
+	if (is_known_function(callee))
+		return false; /* not indirect once propagated */
+	if (TREE_CODE(callee) != SSA_NAME)
+		why = "the callee is not a pointer value";
+	else if (gimple_call_chain(call))
+		why = "the call already has a static chain";
+	else if (gimple_call_must_tail_p(call))
+		why = "a musttail call (its prototype may not change)";
+	else if (!fntype || !default_calling_convention(fntype))
+		why = "the callee's calling convention is not the platform's "
+		      "C one";
+	if (why) {
+		note_missed(call, "dyncall: indirect call not transformed: %s",
+			    why);
+		return false;
+	}
+	if (!wp_selected(call, fun, callee)) {
+		note_missed(call, "dyncall: indirect call not transformed: %s",
+			    "not selected by the whole-program filter");
+		return false;
+	}
+
+	dyncall_key &k = wp_key();
+	unsigned flags = DYNCALL_SITE_TYPE_KEY;
+	if (retpoline)
+		flags |= DYNCALL_SITE_RETPOLINE;
+	if (dyncall_ibt_enabled())
+		flags |= DYNCALL_SITE_IBT;
+	if (dyncall_bti_enabled())
+		flags |= DYNCALL_SITE_BTI;
+
+	tree tramp = new_trampoline(call, NULL_TREE, flags, k, retpoline);
+	cgraph_node::get_create(tramp);
+	gimple_call_set_fndecl(call, tramp);
+	gimple_call_set_chain(call, callee);
+	update_stmt(call);
+
+	if (verbose)
+		inform(gimple_location(call),
+		       "dyncall: indirect call becomes a call to %qs "
+		       "(whole program)",
+		       IDENTIFIER_POINTER(DECL_NAME(tramp)));
+	if (dump_enabled_p())
+		dump_printf_loc(MSG_OPTIMIZED_LOCATIONS, call,
+				"dyncall: indirect call transformed "
+				"(whole program)\n");
 	return true;
 }
 
@@ -1592,10 +2015,18 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				continue;
 			}
 
-			/* Sites. */
-			if (is_gimple_call(stmt) && transform_enabled &&
-			    transform_site(as_a<gcall *>(stmt), retpoline))
-				changed = true;
+			/* Sites: of their key, else (whole-program mode) of
+			 * the unit's whole-program key. */
+			if (is_gimple_call(stmt) && transform_enabled) {
+				gcall *call = as_a<gcall *>(stmt);
+				enum site_result r =
+					transform_site(call, retpoline);
+				if (r == SITE_DONE ||
+				    ((r == SITE_NONE || r == SITE_MISSED_PHI) &&
+				     whole_program &&
+				     transform_wp_site(call, retpoline, fun)))
+					changed = true;
+			}
 
 			/* key = f (...): store the result separately; the
 			 * store is then handled like any other. */
@@ -2176,15 +2607,21 @@ int plugin_init(struct plugin_name_args *info,
 	}
 	plugin_name = info->base_name;
 
+	const char *filter = NULL;
 	for (int i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		if (strcmp(key, "disable") == 0 && !info->argv[i].value) {
 			transform_enabled = false;
 		} else if (strcmp(key, "verbose") == 0 && !info->argv[i].value) {
 			verbose = true;
+		} else if (strcmp(key, "whole-program") == 0 &&
+			   (!info->argv[i].value || *info->argv[i].value)) {
+			whole_program = true;
+			filter = info->argv[i].value;
 		} else {
 			error("%s: unknown plugin argument %<-fplugin-arg-%s-%s%s%s%>"
-			      " (expected %<disable%> or %<verbose%>)",
+			      " (expected %<disable%>, %<verbose%> or "
+			      "%<whole-program[=<filter file>]%>)",
 			      plugin_name, plugin_name, key,
 			      info->argv[i].value ? "=" : "",
 			      info->argv[i].value ? info->argv[i].value : "");
@@ -2203,6 +2640,10 @@ int plugin_init(struct plugin_name_args *info,
 			  (void *)dyncall_ggc_roots);
 	if (!transform_enabled)
 		return 0;
+	/* Parsed once per compiler process; an error fails the compilation
+	 * (the passes are gated on seen_error()). */
+	if (filter)
+		read_filter(filter);
 
 	key_index = new hash_map<tree, unsigned>;
 	register_callback(plugin_name, PLUGIN_START_UNIT, start_unit, NULL);

@@ -22,6 +22,8 @@
 #error "dyncall_gcc supports GCC 11 and GCC 12 only"
 #endif
 
+#include <fnmatch.h> /* the whole-program filter's globs */
+
 #define INCLUDE_STRING
 #define INCLUDE_VECTOR
 #define INCLUDE_MAP
@@ -58,6 +60,8 @@
 #include "toplev.h"
 #include "output.h"
 #include "emit-rtl.h"
+#include "regs.h"
+#include "function-abi.h"
 #include "builtins.h"
 #include "dumpfile.h"
 #include "context.h"
