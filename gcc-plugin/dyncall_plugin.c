@@ -1701,8 +1701,9 @@ static bool default_calling_convention(tree fntype)
 	return fntype_abi(fntype).id() == 0;
 }
 
-/* Follow copies and conversions: is V the address of a function?  (Early
- * constant propagation will make the call direct: not a site.) */
+/* Follow copies and conversions: is V the address of a function?  (When
+ * optimizing, early constant propagation makes the call direct: not a
+ * site.  At -O0 nothing does, and the call stays indirect.) */
 static bool is_known_function(tree v)
 {
 	for (int depth = 0; depth < 8 && v; depth++) {
@@ -1738,8 +1739,8 @@ static bool transform_wp_site(gcall *call, bool retpoline, function *fun)
 	const char *why = NULL;
 	tree fntype = gimple_call_fntype(call);
 
-	if (is_known_function(callee))
-		return false; /* not indirect once propagated */
+	if (optimize && is_known_function(callee))
+		return false; /* constant propagation makes it direct */
 	if (TREE_CODE(callee) != SSA_NAME)
 		why = "the callee is not a pointer value";
 	else if (gimple_call_chain(call))
