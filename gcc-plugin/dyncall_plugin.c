@@ -1402,15 +1402,17 @@ enum wp_rule_kind { WP_FUNCTION, WP_FILE, WP_FIELD };
 struct wp_rule {
 	bool include;
 	enum wp_rule_kind kind;
-	std::string glob; /* fnmatch() pattern; for fields "<tag>.<field>" */
-	int line;	  /* file rules: 0 = any line */
+	std::string glob;	/* function/file glob, or the struct glob */
+	std::string field_glob; /* field rules: the field glob */
+	int line;		/* file rules: 0 = any line */
 };
 
 static std::vector<wp_rule> wp_rules;
 static bool wp_has_include;
 
-/* "<filter>:<line>: error: <what>" (the same text as the LLVM pass's):
- * GCC prints a diagnostic without a location as "<progname>: error:". */
+/* "<filter>[:<line>]: error: <what>", the line the LLVM pass prints
+ * (llvm-pass/WholeProgramFilter.cpp): GCC prints a diagnostic without a
+ * location as "<progname>: error: <what>". */
 static void filter_error(const char *file, unsigned line,
 			 const std::string &what)
 {
@@ -1424,106 +1426,103 @@ static void filter_error(const char *file, unsigned line,
 	progname = saved;
 }
 
-static std::string trim(const std::string &s)
-{
-	size_t b = s.find_first_not_of(" \t\r\n");
-	size_t e = s.find_last_not_of(" \t\r\n");
-
-	return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-/* Split off the first blank-separated word of S (S keeps the rest). */
+/* The next blank-separated word of S, removed from it. */
 static std::string next_word(std::string &s)
 {
-	s = trim(s);
-	size_t e = s.find_first_of(" \t");
-	std::string w = s.substr(0, e);
+	size_t b = s.find_first_not_of(" \t\r\v\f");
 
-	s = e == std::string::npos ? "" : trim(s.substr(e));
+	if (b == std::string::npos) {
+		s.clear();
+		return "";
+	}
+	size_t e = s.find_first_of(" \t\r\v\f", b);
+	std::string w = s.substr(b, e == std::string::npos ? e : e - b);
+
+	s = e == std::string::npos ? "" : s.substr(e);
 	return w;
 }
 
-/* One rule; false (and an error) when the line is malformed. */
-static bool parse_filter_line(const char *file, unsigned lineno,
-			      std::string text)
+/* One line of the filter (the grammar and the messages of the LLVM
+ * pass's parser, word for word).  Returns the error, or "". */
+static std::string parse_filter_line(std::string text)
 {
 	wp_rule r;
-	std::string verb = next_word(text);
-	std::string kind = next_word(text);
 
-	if (verb != "include" && verb != "exclude") {
-		filter_error(file, lineno,
-			     "expected 'include' or 'exclude', got '" + verb +
-				     "'");
-		return false;
-	}
+	text = text.substr(0, text.find('#'));
+	std::string verb = next_word(text);
+	if (verb.empty())
+		return "";
+	if (verb != "include" && verb != "exclude")
+		return "expected 'include' or 'exclude', got '" + verb + "'";
+	std::string kind = next_word(text);
 	r.include = verb == "include";
 	r.line = 0;
-	if (kind == "function") {
+	if (kind == "function")
 		r.kind = WP_FUNCTION;
-	} else if (kind == "file") {
+	else if (kind == "file")
 		r.kind = WP_FILE;
-	} else if (kind == "field") {
+	else if (kind == "field")
 		r.kind = WP_FIELD;
-	} else {
-		filter_error(file, lineno,
-			     "expected 'function', 'file' or 'field' after '" +
-				     verb + "', got '" + kind + "'");
-		return false;
+	else
+		return "expected 'function', 'file' or 'field' after '" + verb +
+		       "'";
+	std::string pattern = next_word(text);
+	if (r.kind == WP_FIELD &&
+	    (pattern == "struct" || pattern == "union" || pattern == "class"))
+		pattern = next_word(text);
+	if (pattern.empty())
+		return "missing pattern after '" + verb + " " + kind + "'";
+	std::string rest = text;
+	if (!next_word(rest).empty()) {
+		size_t b = text.find_first_not_of(" \t\r\v\f");
+		size_t e = text.find_last_not_of(" \t\r\v\f");
+		return "unexpected text after the pattern: '" +
+		       text.substr(b, e - b + 1) + "'";
 	}
-	if (text.empty()) {
-		filter_error(file, lineno,
-			     "missing pattern after '" + verb + " " + kind +
-				     "'");
-		return false;
-	}
-	if (r.kind == WP_FILE) {
-		/* <glob>:<line>: a trailing run of digits after the last ':'. */
-		size_t colon = text.rfind(':');
-		if (colon != std::string::npos && colon + 1 < text.size() &&
-		    text.find_first_not_of("0123456789", colon + 1) ==
-			    std::string::npos) {
-			std::string num = text.substr(colon + 1);
-			r.line = num.size() > 9 ? 0 : atoi(num.c_str());
-			if (r.line <= 0) {
-				filter_error(file, lineno,
-					     "invalid line number '" + num +
-						     "'");
-				return false;
-			}
-			text = text.substr(0, colon);
+	size_t sep;
+	switch (r.kind) {
+	case WP_FUNCTION:
+		r.glob = pattern;
+		break;
+	case WP_FILE:
+		/* <glob>:<line>: a ':' always introduces a line (> 0). */
+		sep = pattern.rfind(':');
+		r.glob = pattern.substr(0, sep);
+		if (sep != std::string::npos) {
+			std::string num = pattern.substr(sep + 1);
+			if (num.empty() || num.size() > 9 ||
+			    num.find_first_not_of("0123456789") !=
+				    std::string::npos ||
+			    (r.line = atoi(num.c_str())) == 0)
+				return "bad line number '" + num +
+				       "' in a file rule";
 		}
-	} else if (r.kind == WP_FIELD) {
-		/* "struct ops.read", "union u.f" or "ops.read". */
-		std::string rest = text;
-		std::string first = next_word(rest);
-		if ((first == "struct" || first == "union") && !rest.empty())
-			text = rest;
-		size_t dot = text.rfind('.');
-		if (dot == std::string::npos || dot == 0 ||
-		    dot + 1 == text.size() ||
-		    text.find_first_of(" \t") != std::string::npos) {
-			filter_error(file, lineno,
-				     "expected '<struct>.<field>', got '" +
-					     text + "'");
-			return false;
-		}
+		break;
+	case WP_FIELD:
+		/* "<struct glob>.<field glob>" ("struct ops.read" too). */
+		sep = pattern.rfind('.');
+		if (sep == std::string::npos || sep == 0 ||
+		    sep + 1 == pattern.size())
+			return "a field rule is <struct>.<field>, got '" +
+			       pattern + "'";
+		r.glob = pattern.substr(0, sep);
+		r.field_glob = pattern.substr(sep + 1);
+		break;
 	}
-	r.glob = text;
-	if (r.include)
-		wp_has_include = true;
+	wp_has_include |= r.include;
 	wp_rules.push_back(r);
-	return true;
+	return "";
 }
 
-/* Read the filter once, at plugin initialization.  Every malformed line
- * is reported; any error fails the compilation. */
+/* Read the filter once, at plugin initialization.  The first malformed
+ * line is an error, which fails the compilation. */
 static void read_filter(const char *file)
 {
 	FILE *f = fopen(file, "r");
 	char *buf = NULL;
 	size_t cap = 0;
 	unsigned lineno = 0;
+	ssize_t n;
 
 	if (!f) {
 		filter_error(file, 0,
@@ -1531,12 +1530,14 @@ static void read_filter(const char *file)
 				     xstrerror(errno));
 		return;
 	}
-	while (getline(&buf, &cap, f) >= 0) {
-		std::string line = trim(buf);
+	while ((n = getline(&buf, &cap, f)) >= 0) {
 		lineno++;
-		if (line.empty() || line[0] == '#')
-			continue;
-		parse_filter_line(file, lineno, line);
+		std::string err = parse_filter_line(
+			std::string(buf, n && buf[n - 1] == '\n' ? n - 1 : n));
+		if (!err.empty()) {
+			filter_error(file, lineno, err);
+			break;
+		}
 	}
 	if (ferror(f))
 		filter_error(file, 0,
@@ -1568,15 +1569,19 @@ static bool rule_matches(const wp_rule &r, const wp_candidate &c)
 				return true;
 		return false;
 	case WP_FILE: {
-		if (r.line && r.line != c.line)
+		if (c.file.empty() || (r.line && r.line != c.line))
 			return false;
 		size_t slash = c.file.rfind('/');
 		return glob_match(r.glob, c.file) ||
 		       (slash != std::string::npos &&
 			glob_match(r.glob, c.file.substr(slash + 1)));
 	}
-	case WP_FIELD:
-		return !c.field.empty() && glob_match(r.glob, c.field);
+	case WP_FIELD: {
+		size_t dot = c.field.rfind('.');
+		return dot != std::string::npos &&
+		       glob_match(r.glob, c.field.substr(0, dot)) &&
+		       glob_match(r.field_glob, c.field.substr(dot + 1));
+	}
 	}
 	return false;
 }
@@ -1631,29 +1636,29 @@ static bool wp_selected(gcall *call, function *fun, tree callee)
 
 	c.file = xl.file ? xl.file : "";
 	c.line = xl.line;
-	if (DECL_NAME(fn))
-		c.functions.push_back(IDENTIFIER_POINTER(DECL_NAME(fn)));
-	const char *mangled = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fn));
-	c.functions.push_back(mangled);
-	if (char *d = cplus_demangle(mangled, DYNCALL_DMGL_PARAMS |
-						      DYNCALL_DMGL_ANSI)) {
-		c.functions.push_back(d);
-		free(d);
-	}
-	if (lang_is_cxx())
-		c.functions.push_back(lang_hooks.decl_printable_name(fn, 2));
+	/* The symbol (the C name, or the C++ mangled name) and, mangled, its
+	 * demangled form, as the LLVM pass matches. */
+	const char *symbol = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fn));
+	c.functions.push_back(symbol);
+	if (strncmp(symbol, "_Z", 2) == 0)
+		if (char *d = cplus_demangle(symbol, DYNCALL_DMGL_PARAMS |
+							     DYNCALL_DMGL_ANSI)) {
+			c.functions.push_back(d);
+			free(d);
+		}
 	c.field = callee_field(callee);
 
+	/* Any matching exclude rule removes the call; else it needs a
+	 * matching include rule, if there is any. */
 	bool in = !wp_has_include;
-	for (const wp_rule &r : wp_rules)
-		if (r.include && !in && rule_matches(r, c))
-			in = true;
-	if (!in)
-		return false;
-	for (const wp_rule &r : wp_rules)
-		if (!r.include && rule_matches(r, c))
+	for (const wp_rule &r : wp_rules) {
+		if (!rule_matches(r, c))
+			continue;
+		if (!r.include)
 			return false;
-	return true;
+		in = true;
+	}
+	return in;
 }
 
 /* The unit's whole-program key: a type-key descriptor
