@@ -49,6 +49,7 @@ static struct plugin_info dyncall_plugin_info = {
 /* Internal attribute names (a space makes them unspellable in source). */
 #define ATTR_KEY_NAME "dyncall key name" /* ("source name") on keys */
 #define ATTR_SITE "dyncall site" /* ("keycell", flags) on trampolines */
+#define ATTR_WP_SITE "dyncall wp site" /* on whole-program trampolines */
 
 #define KEYCELL_SECTION ".data.rel.ro"
 #define TRAMP_SECTION ".text.__dyncall_tramp"
@@ -1776,6 +1777,8 @@ static bool transform_wp_site(gcall *call, bool retpoline, function *fun)
 		flags |= DYNCALL_SITE_BTI;
 
 	tree tramp = new_trampoline(call, NULL_TREE, flags, k, retpoline);
+	DECL_ATTRIBUTES(tramp) = tree_cons(get_identifier(ATTR_WP_SITE),
+					   NULL_TREE, DECL_ATTRIBUTES(tramp));
 	cgraph_node::get_create(tramp);
 	gimple_call_set_fndecl(call, tramp);
 	gimple_call_set_chain(call, callee);
@@ -2192,6 +2195,78 @@ public:
 	}
 };
 
+/*
+ * Whole-program sites are made early (before inlining, IPA and constant
+ * propagation: the trampolines must exist before LTO streaming), so some
+ * calls GCC would have made direct (a callback inlined with its argument,
+ * a devirtualized virtual call, a pointer that constant propagation
+ * resolved) reach the end of the GIMPLE pipeline as a trampoline call
+ * whose static chain is the address of a function.  This pass, after
+ * "optimized" (also in the LTO back end), makes them the direct call the
+ * plain build has; the RTL pass then sees no site there (the trampoline
+ * stays, unreferenced).  Calls through annotated keys are left as they are.
+ */
+static unsigned int dyncall_direct_execute(function *fun)
+{
+	basic_block bb;
+	bool changed = false;
+
+	FOR_EACH_BB_FN(bb, fun)
+	{
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);
+		     gsi_next(&gsi)) {
+			gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
+			tree tramp = call ? gimple_call_fndecl(call) : NULL_TREE;
+			tree chain = call ? gimple_call_chain(call) : NULL_TREE;
+
+			if (!tramp || !chain || TREE_CODE(chain) != ADDR_EXPR ||
+			    TREE_CODE(TREE_OPERAND(chain, 0)) != FUNCTION_DECL ||
+			    !lookup_attribute(ATTR_WP_SITE,
+					      DECL_ATTRIBUTES(tramp)))
+				continue;
+			tree target = TREE_OPERAND(chain, 0);
+			gimple_call_set_fndecl(call, target);
+			gimple_call_set_chain(call, NULL_TREE);
+			update_stmt(call);
+			changed = true;
+			if (verbose)
+				inform(gimple_location(call),
+				       "dyncall: the callee of %qs is %qD: a "
+				       "direct call, not a site",
+				       IDENTIFIER_POINTER(DECL_NAME(tramp)),
+				       target);
+		}
+	}
+	if (changed)
+		cgraph_edge::rebuild_edges();
+	return 0;
+}
+
+static const pass_data dyncall_direct_pass_data = {
+	.type = GIMPLE_PASS,
+	.name = "dyncall_direct",
+	.optinfo_flags = OPTGROUP_NONE,
+	.tv_id = TV_NONE,
+	.properties_required = PROP_ssa | PROP_cfg,
+	.properties_provided = 0,
+	.properties_destroyed = 0,
+	.todo_flags_start = 0,
+	.todo_flags_finish = 0,
+};
+
+class dyncall_direct_pass : public gimple_opt_pass {
+public:
+	dyncall_direct_pass() : gimple_opt_pass(dyncall_direct_pass_data, g) {}
+	bool gate(function *) final override
+	{
+		return whole_program && !seen_error() && target_supported();
+	}
+	unsigned int execute(function *fun) final override
+	{
+		return dyncall_direct_execute(fun);
+	}
+};
+
 /* ---------------------------------------------------------------------- */
 /* IPA: key cells, type keys, toplevel asm                                 */
 /* ---------------------------------------------------------------------- */
@@ -2601,6 +2676,16 @@ static void register_passes(const char *name)
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &gimple_info);
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ipa_info);
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &rtl_info);
+	if (whole_program) {
+		struct register_pass_info direct_info = {
+			.pass = new dyncall_direct_pass(),
+			.reference_pass_name = "optimized",
+			.ref_pass_instance_number = 1,
+			.pos_op = PASS_POS_INSERT_AFTER,
+		};
+		register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL,
+				  &direct_info);
+	}
 }
 
 int plugin_init(struct plugin_name_args *info,
