@@ -2536,10 +2536,23 @@ static unsigned int dyncall_rtl_execute(function *fun)
 	if (DECL_COMDAT_GROUP(fun->decl))
 		group = IDENTIFIER_POINTER(decl_comdat_group_id(fun->decl));
 
+	/* Hot/cold partitioning (-freorder-blocks-and-partition): the insns
+	 * after NOTE_INSN_SWITCH_TEXT_SECTIONS are printed in another section
+	 * (fn.cold in .text.unlikely), which the linker places anywhere: their
+	 * entries name a label at the start of that part as their function and
+	 * are linked to its section. */
+	rtx_insn *switch_note = NULL;
+
 	for (rtx_insn *insn = get_insns(); insn; insn = NEXT_INSN(insn)) {
 		tree tramp = NULL_TREE;
 		tree attr;
 
+		if (NOTE_P(insn) &&
+		    NOTE_KIND(insn) == NOTE_INSN_SWITCH_TEXT_SECTIONS) {
+			switch_note = insn;
+			func_label.clear();
+			continue;
+		}
 		if (!CALL_P(insn) || !(attr = site_attribute_of(insn, &tramp)))
 			continue;
 		tree args = TREE_VALUE(attr);
@@ -2550,7 +2563,16 @@ static unsigned int dyncall_rtl_execute(function *fun)
 		std::string tramp_name =
 			clone_trampoline(insn, tramp, flags, entries);
 
-		if (func_label.empty()) {
+		if (func_label.empty() && switch_note) {
+			/* The first byte of the cold part, right after its
+			 * section switch and symbol (no prologue, no global
+			 * entry point there). */
+			func_label = FUNC_LABEL_PREFIX +
+				     std::to_string(label_counter++);
+			emit_insn_after(asm_input((func_label + ":").c_str()),
+					switch_note);
+			func_expr = func_label;
+		} else if (func_label.empty()) {
 			/* The function's first byte: before any endbr64 or
 			 * prologue instruction. */
 			func_label = FUNC_LABEL_PREFIX +
