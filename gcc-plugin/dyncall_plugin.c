@@ -1693,9 +1693,13 @@ static dyncall_key &wp_key(void)
 
 /* Calling conventions other than the platform's C one (and what GCC
  * calls variants of it with other call-clobbered registers): x86-64
- * ms_abi, aarch64 aarch64_vector_pcs / aarch64_sve_pcs. */
+ * ms_abi (also every function under -mabi=ms), aarch64 aarch64_vector_pcs
+ * / aarch64_sve_pcs.  The runtime's guard stubs and miss path assume the C
+ * convention's callee-saved registers. */
 static bool default_calling_convention(tree fntype)
 {
+	if (!dyncall_c_abi_p(fntype))
+		return false;
 	static const char *const attrs[] = {
 		"ms_abi", "aarch64_vector_pcs", "aarch64_sve_pcs",
 		"interrupt", "regparm", "stdcall", "fastcall", "thiscall",

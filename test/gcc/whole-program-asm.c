@@ -1,4 +1,4 @@
-// Checks the exact x86-64 assembly of whole-program mode (-fplugin-arg-dyncall_gcc-whole-program) at -O0..-O3/-Os, with -mindirect-branch=thunk + PIE, -fcf-protection and GCC 11: each converted shape (field, local, parameter, array element, returned pointer, cast, tail call) is a site of the unit's whole-program key (TYPE_KEY, never FRESH), a call through an annotated key keeps its key, and each skipped kind (a known function, ms_abi, a call with a static chain) stays as it was, with its note; (whole-program-direct.c: calls that GCC makes direct later).
+// Checks the exact x86-64 assembly of whole-program mode (-fplugin-arg-dyncall_gcc-whole-program) at -O0..-O3/-Os, with -mindirect-branch=thunk + PIE, -fcf-protection and GCC 11: each converted shape (field, local, parameter, array element, returned pointer, cast, tail call) is a site of the unit's whole-program key (TYPE_KEY, never FRESH), a call through an annotated key keeps its key, and each skipped kind (a known function, ms_abi, every call under -mabi=ms but sysv_abi ones, a call with a static chain) stays as it was, with its note; (whole-program-direct.c: calls that GCC makes direct later).
 // REQUIRES: gcc-plugin, x86_64
 // (gcc-plugin: needs dyncall_gcc.so; x86_64: the host GCC's target)
 // RUN: %dyncall_gcc -O0 %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,O0,NOTAIL
@@ -18,6 +18,9 @@
 // The notes (-fplugin-arg-...-verbose) and -fopt-info.
 // RUN: %dyncall_gcc -O2 %gcc_arg-whole-program %gcc_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTE
 // RUN: %dyncall_gcc -O2 %gcc_arg-whole-program -fopt-info-missed -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSED
+// -mabi=ms: every call is ms_abi but those through sysv_abi pointers.
+// RUN: %dyncall_gcc -O2 -mabi=ms %gcc_arg-whole-program %gcc_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MSABI
+// RUN: %if gcc11-plugin %{ %dyncall_gcc11 -O2 -mabi=ms %gcc11_arg-whole-program %gcc11_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MSABI %}
 // Without the argument, or with `disable`, no indirect call is touched.
 // RUN: %dyncall_gcc -O2 -S %s -o - | FileCheck %s --check-prefix=OFF
 // RUN: %dyncall_gcc -O2 %gcc_arg-disable %gcc_arg-whole-program -S %s -o - | FileCheck %s --check-prefix=OFF
@@ -63,7 +66,8 @@ int __attribute__((ms_abi)) (*ms_fn)(int);
 // MOD:          .string "key"
 
 int field_call(struct ops *o, int x) { return o->read(x) + 1; }
-// NOTE: whole-program-asm.c:[[@LINE-1]]:47: note: dyncall: indirect call becomes a call to {{.*}}__dyncall_tramp.{{[0-9a-f]+}}.0{{.*}} (whole program)
+// MSABI: whole-program-asm.c:[[@LINE-1]]:47: note: dyncall: indirect call not transformed: the callee's calling convention is not the platform's C one
+// NOTE: whole-program-asm.c:[[@LINE-2]]:47: note: dyncall: indirect call becomes a call to {{.*}}__dyncall_tramp.{{[0-9a-f]+}}.0{{.*}} (whole program)
 // CHECK-LABEL: field_call:
 // CHECK:        [[F:\.Ldyncall_func[0-9]+]]:
 // OPT:          movq (%rax), %r10
@@ -228,6 +232,12 @@ int chain_call(fn_t f, int x) { return __builtin_call_with_static_chain(f(x), &x
 // SKIP-THUNK-NEXT: call __x86_indirect_thunk_rax
 // CHECK-NOT:    __dyncall
 // CHECK-LABEL:  .size chain_call
+
+int __attribute__((sysv_abi)) (*sysv_fn)(int);
+int sysv_call(int x) { return sysv_fn(x) + 12; }
+// MSABI: whole-program-asm.c:[[@LINE-1]]:31: note: dyncall: indirect call becomes a call to {{.*}} (whole program)
+// CHECK-LABEL: sysv_call:
+// CHECK:        call {{__dyncall_tramp\.[0-9a-f]+\.[0-9]+}}
 
 // The key cell and the descriptor: hidden, COMDAT, writable, 16 bytes.
 // MOD:          .section .data.rel.ro
