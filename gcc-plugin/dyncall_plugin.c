@@ -2758,8 +2758,10 @@ int plugin_init(struct plugin_name_args *info,
 	if (!transform_enabled)
 		return 0;
 	/* Parsed once per compiler process; an error fails the compilation
-	 * (the passes are gated on seen_error()). */
-	if (filter)
+	 * (the passes are gated on seen_error()).  Not in the LTO back end
+	 * (lto1, "GNU GIMPLE"): the sites were chosen at compile time, and
+	 * the link may run where the file is not. */
+	if (filter && strcmp(lang_hooks.name, "GNU GIMPLE") != 0)
 		read_filter(filter);
 
 	key_index = new hash_map<tree, unsigned>;
