@@ -1,4 +1,4 @@
-// Checks the exact x86-64 assembly of whole-program mode (-fplugin-arg-dyncall_gcc-whole-program) at -O0..-O3/-Os, with -mindirect-branch=thunk + PIE, -fcf-protection and GCC 11: each converted shape (field, local, parameter, array element, returned pointer, cast, tail call) is a site of the unit's whole-program key (TYPE_KEY, never FRESH), a call through an annotated key keeps its key, and each skipped kind (a known function, ms_abi, every call under -mabi=ms but sysv_abi ones, a call with a static chain) stays as it was, with its note; (whole-program-direct.c: calls that GCC makes direct later).
+// Checks the exact x86-64 assembly of whole-program mode (-fplugin-arg-dyncall_gcc-whole-program) at -O0..-O3/-Os, with -mindirect-branch=thunk + PIE, -fcf-protection and GCC 11: each converted shape (field, local, parameter, array element, returned pointer, cast, tail call) is a site of the unit's whole-program key (TYPE_KEY, never FRESH), a call through an annotated key keeps its key, and each skipped kind (a known function, ms_abi, every call under -mabi=ms but sysv_abi ones, a call with a static chain, a constant address) stays as it was, with its note; (whole-program-direct.c: calls that GCC makes direct later).
 // REQUIRES: gcc-plugin, x86_64
 // (gcc-plugin: needs dyncall_gcc.so; x86_64: the host GCC's target)
 // RUN: %dyncall_gcc -O0 %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,O0,NOTAIL
@@ -238,6 +238,16 @@ int sysv_call(int x) { return sysv_fn(x) + 12; }
 // MSABI: whole-program-asm.c:[[@LINE-1]]:31: note: dyncall: indirect call becomes a call to {{.*}} (whole program)
 // CHECK-LABEL: sysv_call:
 // CHECK:        call {{__dyncall_tramp\.[0-9a-f]+\.[0-9]+}}
+
+int const_call(int x) { return ((fn_t)0x1000)(x) + 13; }
+// NOTE: whole-program-asm.c:[[@LINE-1]]:32: note: dyncall: indirect call not transformed: the callee is not a pointer value
+// CHECK-LABEL: const_call:
+// CHECK-NOT:    __dyncall
+// OPT:          movl $4096, %eax
+// SKIP-PLAIN-NEXT: call *%rax
+// SKIP-THUNK-NEXT: call __x86_indirect_thunk_rax
+// CHECK-NOT:    __dyncall
+// CHECK-LABEL:  .size const_call
 
 // The key cell and the descriptor: hidden, COMDAT, writable, 16 bytes.
 // MOD:          .section .data.rel.ro
