@@ -41,12 +41,15 @@ static struct plugin_info dyncall_plugin_info = {
 	.version = "0.1.0",
 	.help = "dynamic_call attribute and call-site transformation\n"
 		"  -fplugin-arg-<name>-disable  accept the attribute, do not transform\n"
-		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n",
+		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n"
+		"  -fplugin-arg-<name>-whole-program[=<filter file>]  every indirect\n"
+		"      call becomes a guarded site (docs/whole-program-gcc.md)\n",
 };
 
 /* Internal attribute names (a space makes them unspellable in source). */
 #define ATTR_KEY_NAME "dyncall key name" /* ("source name") on keys */
 #define ATTR_SITE "dyncall site" /* ("keycell", flags) on trampolines */
+#define ATTR_WP_SITE "dyncall wp site" /* on whole-program trampolines */
 
 #define KEYCELL_SECTION ".data.rel.ro"
 #define TRAMP_SECTION ".text.__dyncall_tramp"
@@ -59,6 +62,9 @@ static struct plugin_info dyncall_plugin_info = {
 static const char *plugin_name = "dyncall_gcc";
 static bool transform_enabled = true;
 static bool verbose;
+/* -fplugin-arg-<name>-whole-program[=<filter>]: every eligible indirect
+ * call becomes a site of the unit's whole-program key. */
+static bool whole_program;
 static char unit_id[17];
 
 /* Trees created by the plugin and otherwise referenced only from plugin
@@ -795,8 +801,24 @@ static tree new_plugin_var(const std::string &name, tree type)
 	return decl;
 }
 
-/* __dyncall_tkey.<md5 of the key name>: hidden, COMDAT, writable,
- * 16 zero bytes (struct dyncall_type_key). */
+/* A type-key descriptor (struct dyncall_type_key): hidden, COMDAT,
+ * writable, 16 zero bytes. */
+static tree new_descriptor(const std::string &symbol)
+{
+	tree type = build_array_type_nelts(ptr_type_node, 2);
+	tree decl = new_plugin_var(symbol, type);
+
+	TREE_ADDRESSABLE(decl) = 1;
+	DECL_INITIAL(decl) = build_constructor(type, NULL);
+	SET_DECL_ALIGN(decl, 64);
+	DECL_USER_ALIGN(decl) = 1;
+	set_internal_linkage(decl, true);
+	make_decl_one_only(decl, DECL_ASSEMBLER_NAME(decl));
+	varpool_node::finalize_decl(decl);
+	return keep(decl);
+}
+
+/* __dyncall_tkey.<md5 of the key name>. */
 static tree type_key_descriptor(const std::string &name)
 {
 	auto it = type_keys.find(name);
@@ -809,17 +831,8 @@ static tree type_key_descriptor(const std::string &name)
 	for (int i = 0; i < 16; i++)
 		sprintf(hex + 2 * i, "%02x", digest[i]);
 
-	tree type = build_array_type_nelts(ptr_type_node, 2);
-	tree decl = new_plugin_var(std::string(DYNCALL_TYPE_KEY_PREFIX) + hex,
-				   type);
-	TREE_ADDRESSABLE(decl) = 1;
-	DECL_INITIAL(decl) = build_constructor(type, NULL);
-	SET_DECL_ALIGN(decl, 64);
-	DECL_USER_ALIGN(decl) = 1;
-	set_internal_linkage(decl, true);
-	make_decl_one_only(decl, DECL_ASSEMBLER_NAME(decl));
-	varpool_node::finalize_decl(decl);
-	type_keys[name] = keep(decl);
+	tree decl = new_descriptor(std::string(DYNCALL_TYPE_KEY_PREFIX) + hex);
+	type_keys[name] = decl;
 	return decl;
 }
 
@@ -1311,25 +1324,36 @@ static tree new_trampoline(gcall *call, tree key, unsigned flags,
 	return keep(decl);
 }
 
-static bool transform_site(gcall *call, bool retpoline)
+/* What transform_site did with a call. */
+enum site_result {
+	SITE_NONE,	  /* not a call through a key */
+	SITE_DONE,	  /* a site of its key */
+	SITE_MISSED,	  /* through a key, left as is (noted) */
+	SITE_MISSED_PHI, /* a merge of key loads, left as is (noted) */
+};
+
+static enum site_result transform_site(gcall *call, bool retpoline)
 {
 	tree callee = gimple_call_fn(call);
 	site_source src = {};
 
 	if (gimple_call_internal_p(call) || !callee ||
 	    TREE_CODE(callee) != SSA_NAME)
-		return false;
+		return SITE_NONE;
 	if (!find_site_source(callee, &src)) {
-		if (phi_reads_key(callee, 0))
+		if (!phi_reads_key(callee, 0))
+			return SITE_NONE;
+		/* Whole-program mode makes it a site of the unit's key. */
+		if (!whole_program)
 			note_missed(call, "dyncall: call not transformed: %s",
 				    "the callee is a merge (phi) of loads; "
 				    "load the key right before the call");
-		return false;
+		return SITE_MISSED_PHI;
 	}
 	if (gimple_call_chain(call)) {
 		note_missed(call, "dyncall: call not transformed: %s",
 			    "the call already has a static chain");
-		return false;
+		return SITE_MISSED;
 	}
 
 	dyncall_key &k = key_of(src.key);
@@ -1361,6 +1385,418 @@ static bool transform_site(gcall *call, bool retpoline)
 		dump_printf_loc(MSG_OPTIMIZED_LOCATIONS, call,
 				"dyncall: call through %s transformed\n",
 				k.name.c_str());
+	return SITE_DONE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Whole-program mode (docs/whole-program-gcc.md)                          */
+/* ---------------------------------------------------------------------- */
+
+/* libiberty's demangler, linked into every cc1 (its header is not among
+ * the plugin headers).  DMGL_PARAMS | DMGL_ANSI: "ns::f(int) const". */
+extern "C" char *cplus_demangle(const char *mangled, int options);
+#define DYNCALL_DMGL_PARAMS (1 << 0)
+#define DYNCALL_DMGL_ANSI (1 << 1)
+
+enum wp_rule_kind { WP_FUNCTION, WP_FILE, WP_FIELD };
+
+struct wp_rule {
+	bool include;
+	enum wp_rule_kind kind;
+	std::string glob;	/* function/file glob, or the struct glob */
+	std::string field_glob; /* field rules: the field glob */
+	int line;		/* file rules: 0 = any line */
+};
+
+static std::vector<wp_rule> wp_rules;
+static bool wp_has_include;
+
+/* "<filter>[:<line>]: error: <what>", the line the LLVM pass prints
+ * (llvm-pass/WholeProgramFilter.cpp): GCC prints a diagnostic without a
+ * location as "<progname>: error: <what>". */
+static void filter_error(const char *file, unsigned line,
+			 const std::string &what)
+{
+	std::string where = file;
+	const char *saved = progname;
+
+	if (line)
+		where += ":" + std::to_string(line);
+	progname = where.c_str();
+	error_at(UNKNOWN_LOCATION, "%s", what.c_str());
+	progname = saved;
+}
+
+/* The next blank-separated word of S, removed from it. */
+static std::string next_word(std::string &s)
+{
+	size_t b = s.find_first_not_of(" \t\r\v\f");
+
+	if (b == std::string::npos) {
+		s.clear();
+		return "";
+	}
+	size_t e = s.find_first_of(" \t\r\v\f", b);
+	std::string w = s.substr(b, e == std::string::npos ? e : e - b);
+
+	s = e == std::string::npos ? "" : s.substr(e);
+	return w;
+}
+
+/* One line of the filter (the grammar and the messages of the LLVM
+ * pass's parser, word for word).  Returns the error, or "". */
+static std::string parse_filter_line(std::string text)
+{
+	wp_rule r;
+
+	text = text.substr(0, text.find('#'));
+	std::string verb = next_word(text);
+	if (verb.empty())
+		return "";
+	if (verb != "include" && verb != "exclude")
+		return "expected 'include' or 'exclude', got '" + verb + "'";
+	std::string kind = next_word(text);
+	r.include = verb == "include";
+	r.line = 0;
+	if (kind == "function")
+		r.kind = WP_FUNCTION;
+	else if (kind == "file")
+		r.kind = WP_FILE;
+	else if (kind == "field")
+		r.kind = WP_FIELD;
+	else
+		return "expected 'function', 'file' or 'field' after '" + verb +
+		       "'";
+	std::string pattern = next_word(text);
+	if (r.kind == WP_FIELD &&
+	    (pattern == "struct" || pattern == "union" || pattern == "class"))
+		pattern = next_word(text);
+	if (pattern.empty())
+		return "missing pattern after '" + verb + " " + kind + "'";
+	std::string rest = text;
+	if (!next_word(rest).empty()) {
+		size_t b = text.find_first_not_of(" \t\r\v\f");
+		size_t e = text.find_last_not_of(" \t\r\v\f");
+		return "unexpected text after the pattern: '" +
+		       text.substr(b, e - b + 1) + "'";
+	}
+	size_t sep;
+	switch (r.kind) {
+	case WP_FUNCTION:
+		r.glob = pattern;
+		break;
+	case WP_FILE:
+		/* <glob>:<line>: a ':' always introduces a line (> 0). */
+		sep = pattern.rfind(':');
+		r.glob = pattern.substr(0, sep);
+		if (sep != std::string::npos) {
+			std::string num = pattern.substr(sep + 1);
+			if (num.empty() || num.size() > 9 ||
+			    num.find_first_not_of("0123456789") !=
+				    std::string::npos ||
+			    (r.line = atoi(num.c_str())) == 0)
+				return "bad line number '" + num +
+				       "' in a file rule";
+		}
+		break;
+	case WP_FIELD:
+		/* "<struct glob>.<field glob>" ("struct ops.read" too). */
+		sep = pattern.rfind('.');
+		if (sep == std::string::npos || sep == 0 ||
+		    sep + 1 == pattern.size())
+			return "a field rule is <struct>.<field>, got '" +
+			       pattern + "'";
+		r.glob = pattern.substr(0, sep);
+		r.field_glob = pattern.substr(sep + 1);
+		break;
+	}
+	wp_has_include |= r.include;
+	wp_rules.push_back(r);
+	return "";
+}
+
+/* Read the filter once, at plugin initialization.  The first malformed
+ * line is an error, which fails the compilation. */
+static void read_filter(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	ssize_t n;
+
+	if (!f) {
+		filter_error(file, 0,
+			     std::string("cannot read the filter file: ") +
+				     xstrerror(errno));
+		return;
+	}
+	while ((n = getline(&buf, &cap, f)) >= 0) {
+		lineno++;
+		std::string err = parse_filter_line(
+			std::string(buf, n && buf[n - 1] == '\n' ? n - 1 : n));
+		if (!err.empty()) {
+			filter_error(file, lineno, err);
+			break;
+		}
+	}
+	if (ferror(f))
+		filter_error(file, 0,
+			     std::string("cannot read the filter file: ") +
+				     xstrerror(errno));
+	free(buf);
+	fclose(f);
+}
+
+/* What a candidate call is matched against. */
+struct wp_candidate {
+	std::vector<std::string> functions; /* C name, mangled, demangled */
+	std::string file;
+	int line;
+	std::string field; /* "<tag>.<field>" or empty */
+};
+
+static bool glob_match(const std::string &glob, const std::string &s)
+{
+	return fnmatch(glob.c_str(), s.c_str(), 0) == 0;
+}
+
+static bool rule_matches(const wp_rule &r, const wp_candidate &c)
+{
+	switch (r.kind) {
+	case WP_FUNCTION:
+		for (const std::string &n : c.functions)
+			if (glob_match(r.glob, n))
+				return true;
+		return false;
+	case WP_FILE: {
+		if (c.file.empty() || (r.line && r.line != c.line))
+			return false;
+		size_t slash = c.file.rfind('/');
+		return glob_match(r.glob, c.file) ||
+		       (slash != std::string::npos &&
+			glob_match(r.glob, c.file.substr(slash + 1)));
+	}
+	case WP_FIELD: {
+		size_t dot = c.field.rfind('.');
+		return dot != std::string::npos &&
+		       glob_match(r.glob, c.field.substr(0, dot)) &&
+		       glob_match(r.field_glob, c.field.substr(dot + 1));
+	}
+	}
+	return false;
+}
+
+/* The field a callee was loaded from ("<tag>.<field>", the key-name
+ * spelling without "struct "/"union " and "[]"), through copies and
+ * conversions; empty when it was not loaded from a field. */
+static std::string callee_field(tree v)
+{
+	for (int depth = 0; depth < 8 && v && TREE_CODE(v) == SSA_NAME;
+	     depth++) {
+		gimple *def = SSA_NAME_DEF_STMT(v);
+		if (!is_gimple_assign(def))
+			return "";
+		tree rhs = gimple_assign_rhs1(def);
+		enum tree_code code = gimple_assign_rhs_code(def);
+		if (code == SSA_NAME || CONVERT_EXPR_CODE_P(code)) {
+			v = rhs;
+			continue;
+		}
+		if (!gimple_assign_single_p(def))
+			return "";
+		while (TREE_CODE(rhs) == ARRAY_REF)
+			rhs = TREE_OPERAND(rhs, 0);
+		if (TREE_CODE(rhs) != COMPONENT_REF)
+			return "";
+		tree f = TREE_OPERAND(rhs, 1);
+		std::string name = field_key_name(f);
+		size_t sp = name.find(' ');
+		if (sp != std::string::npos)
+			name = name.substr(sp + 1);
+		if (name.size() > 2 &&
+		    name.compare(name.size() - 2, 2, "[]") == 0)
+			name.resize(name.size() - 2);
+		return name;
+	}
+	return "";
+}
+
+/* Does the filter (if any) select CALL, in FUN? */
+static bool wp_selected(gcall *call, function *fun, tree callee)
+{
+	if (wp_rules.empty())
+		return true;
+
+	wp_candidate c;
+	tree fn = fun->decl;
+	location_t loc = gimple_location(call);
+	if (loc == UNKNOWN_LOCATION)
+		loc = DECL_SOURCE_LOCATION(fn);
+	expanded_location xl = expand_location(loc);
+
+	c.file = xl.file ? xl.file : "";
+	c.line = xl.line;
+	/* The symbol (the C name, or the C++ mangled name) and, mangled, its
+	 * demangled form, as the LLVM pass matches. */
+	const char *symbol = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fn));
+	c.functions.push_back(symbol);
+	if (strncmp(symbol, "_Z", 2) == 0)
+		if (char *d = cplus_demangle(symbol, DYNCALL_DMGL_PARAMS |
+							     DYNCALL_DMGL_ANSI)) {
+			c.functions.push_back(d);
+			free(d);
+		}
+	c.field = callee_field(callee);
+
+	/* Any matching exclude rule removes the call; else it needs a
+	 * matching include rule, if there is any. */
+	bool in = !wp_has_include;
+	for (const wp_rule &r : wp_rules) {
+		if (!rule_matches(r, c))
+			continue;
+		if (!r.include)
+			return false;
+		in = true;
+	}
+	return in;
+}
+
+/* The unit's whole-program key: a type-key descriptor
+ * __dyncall_wpkey.<unit> (like a type key's: hidden, COMDAT, writable, 16
+ * zero bytes) and its key entry, TYPE|ESCAPES|WHOLE_PROGRAM, named
+ * "(indirect call)". */
+static dyncall_key &wp_key(void)
+{
+	static tree descriptor;
+
+	if (descriptor)
+		return key_of(descriptor);
+
+	tree decl = new_descriptor(std::string(DYNCALL_WP_KEY_PREFIX) + unit_id);
+	descriptor = decl;
+
+	bool existed;
+	unsigned &idx = key_index->get_or_insert(decl, &existed);
+	idx = keys.size();
+	dyncall_key k;
+	k.decl = decl;
+	k.target = decl;
+	k.name = DYNCALL_WP_KEY_NAME;
+	k.cell = std::string(DYNCALL_KEYCELL_PREFIX) + unit_id + "." +
+		 std::to_string(idx);
+	k.flags = DYNCALL_KEY_TYPE | DYNCALL_KEY_ESCAPES |
+		  DYNCALL_KEY_WHOLE_PROGRAM;
+	keys.push_back(k);
+	return keys.back();
+}
+
+/* Calling conventions other than the platform's C one (and what GCC
+ * calls variants of it with other call-clobbered registers): x86-64
+ * ms_abi (also every function under -mabi=ms), aarch64 aarch64_vector_pcs
+ * / aarch64_sve_pcs.  The runtime's guard stubs and miss path assume the C
+ * convention's callee-saved registers. */
+static bool default_calling_convention(tree fntype)
+{
+	if (!dyncall_c_abi_p(fntype))
+		return false;
+	static const char *const attrs[] = {
+		"ms_abi", "aarch64_vector_pcs", "aarch64_sve_pcs",
+		"interrupt", "regparm", "stdcall", "fastcall", "thiscall",
+	};
+
+	for (const char *a : attrs)
+		if (lookup_attribute(a, TYPE_ATTRIBUTES(fntype)))
+			return false;
+	return fntype_abi(fntype).id() == 0;
+}
+
+/* Follow copies and conversions: is V the address of a function?  (When
+ * optimizing, early constant propagation makes the call direct: not a
+ * site.  At -O0 nothing does, and the call stays indirect.) */
+static bool is_known_function(tree v)
+{
+	for (int depth = 0; depth < 8 && v; depth++) {
+		if (TREE_CODE(v) == ADDR_EXPR)
+			return TREE_CODE(TREE_OPERAND(v, 0)) == FUNCTION_DECL;
+		if (TREE_CODE(v) != SSA_NAME)
+			return false;
+		gimple *def = SSA_NAME_DEF_STMT(v);
+		if (!is_gimple_assign(def) ||
+		    (!gimple_assign_single_p(def) &&
+		     !CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def))))
+			return false;
+		v = gimple_assign_rhs1(def);
+	}
+	return false;
+}
+
+/*
+ * Whole-program mode: an indirect call (a function pointer, a C++ virtual
+ * call (OBJ_TYPE_REF) or a pointer to member function) becomes a guarded
+ * site of the unit's whole-program key, exactly like a type-key site: a
+ * trampoline with the pointer in the static chain, TYPE_KEY, never FRESH.
+ * What cannot keep the exact ABI stays as it is, with a missed-site note.
+ */
+static bool transform_wp_site(gcall *call, bool retpoline, function *fun)
+{
+	tree fn = gimple_call_fn(call);
+
+	if (gimple_call_internal_p(call) || !fn || gimple_call_fndecl(call))
+		return false;
+	tree callee = TREE_CODE(fn) == OBJ_TYPE_REF ? OBJ_TYPE_REF_EXPR(fn)
+						    : fn;
+	const char *why = NULL;
+	tree fntype = gimple_call_fntype(call);
+
+	if (optimize && is_known_function(callee))
+		return false; /* constant propagation makes it direct */
+	if (TREE_CODE(callee) != SSA_NAME)
+		why = "the callee is not a pointer value";
+	else if (gimple_call_chain(call))
+		why = "the call already has a static chain";
+	else if (gimple_call_must_tail_p(call))
+		why = "a musttail call (its prototype may not change)";
+	else if (!fntype || !default_calling_convention(fntype))
+		why = "the callee's calling convention is not the platform's "
+		      "C one";
+	if (why) {
+		note_missed(call, "dyncall: indirect call not transformed: %s",
+			    why);
+		return false;
+	}
+	if (!wp_selected(call, fun, callee)) {
+		note_missed(call, "dyncall: indirect call not transformed: %s",
+			    "not selected by the whole-program filter");
+		return false;
+	}
+
+	dyncall_key &k = wp_key();
+	unsigned flags = DYNCALL_SITE_TYPE_KEY;
+	if (retpoline)
+		flags |= DYNCALL_SITE_RETPOLINE;
+	if (dyncall_ibt_enabled())
+		flags |= DYNCALL_SITE_IBT;
+	if (dyncall_bti_enabled())
+		flags |= DYNCALL_SITE_BTI;
+
+	tree tramp = new_trampoline(call, NULL_TREE, flags, k, retpoline);
+	DECL_ATTRIBUTES(tramp) = tree_cons(get_identifier(ATTR_WP_SITE),
+					   NULL_TREE, DECL_ATTRIBUTES(tramp));
+	cgraph_node::get_create(tramp);
+	gimple_call_set_fndecl(call, tramp);
+	gimple_call_set_chain(call, callee);
+	update_stmt(call);
+
+	if (verbose)
+		inform(gimple_location(call),
+		       "dyncall: indirect call becomes a call to %qs "
+		       "(whole program)",
+		       IDENTIFIER_POINTER(DECL_NAME(tramp)));
+	if (dump_enabled_p())
+		dump_printf_loc(MSG_OPTIMIZED_LOCATIONS, call,
+				"dyncall: indirect call transformed "
+				"(whole program)\n");
 	return true;
 }
 
@@ -1592,10 +2028,18 @@ static unsigned int dyncall_gimple_execute(function *fun)
 				continue;
 			}
 
-			/* Sites. */
-			if (is_gimple_call(stmt) && transform_enabled &&
-			    transform_site(as_a<gcall *>(stmt), retpoline))
-				changed = true;
+			/* Sites: of their key, else (whole-program mode) of
+			 * the unit's whole-program key. */
+			if (is_gimple_call(stmt) && transform_enabled) {
+				gcall *call = as_a<gcall *>(stmt);
+				enum site_result r =
+					transform_site(call, retpoline);
+				if (r == SITE_DONE ||
+				    ((r == SITE_NONE || r == SITE_MISSED_PHI) &&
+				     whole_program &&
+				     transform_wp_site(call, retpoline, fun)))
+					changed = true;
+			}
 
 			/* key = f (...): store the result separately; the
 			 * store is then handled like any other. */
@@ -1752,6 +2196,78 @@ public:
 	unsigned int execute(function *fun) final override
 	{
 		return dyncall_gimple_execute(fun);
+	}
+};
+
+/*
+ * Whole-program sites are made early (before inlining, IPA and constant
+ * propagation: the trampolines must exist before LTO streaming), so some
+ * calls GCC would have made direct (a callback inlined with its argument,
+ * a devirtualized virtual call, a pointer that constant propagation
+ * resolved) reach the end of the GIMPLE pipeline as a trampoline call
+ * whose static chain is the address of a function.  This pass, after
+ * "optimized" (also in the LTO back end), makes them the direct call the
+ * plain build has; the RTL pass then sees no site there (the trampoline
+ * stays, unreferenced).  Calls through annotated keys are left as they are.
+ */
+static unsigned int dyncall_direct_execute(function *fun)
+{
+	basic_block bb;
+	bool changed = false;
+
+	FOR_EACH_BB_FN(bb, fun)
+	{
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);
+		     gsi_next(&gsi)) {
+			gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
+			tree tramp = call ? gimple_call_fndecl(call) : NULL_TREE;
+			tree chain = call ? gimple_call_chain(call) : NULL_TREE;
+
+			if (!tramp || !chain || TREE_CODE(chain) != ADDR_EXPR ||
+			    TREE_CODE(TREE_OPERAND(chain, 0)) != FUNCTION_DECL ||
+			    !lookup_attribute(ATTR_WP_SITE,
+					      DECL_ATTRIBUTES(tramp)))
+				continue;
+			tree target = TREE_OPERAND(chain, 0);
+			gimple_call_set_fndecl(call, target);
+			gimple_call_set_chain(call, NULL_TREE);
+			update_stmt(call);
+			changed = true;
+			if (verbose)
+				inform(gimple_location(call),
+				       "dyncall: the callee of %qs is %qD: a "
+				       "direct call, not a site",
+				       IDENTIFIER_POINTER(DECL_NAME(tramp)),
+				       target);
+		}
+	}
+	if (changed)
+		cgraph_edge::rebuild_edges();
+	return 0;
+}
+
+static const pass_data dyncall_direct_pass_data = {
+	.type = GIMPLE_PASS,
+	.name = "dyncall_direct",
+	.optinfo_flags = OPTGROUP_NONE,
+	.tv_id = TV_NONE,
+	.properties_required = PROP_ssa | PROP_cfg,
+	.properties_provided = 0,
+	.properties_destroyed = 0,
+	.todo_flags_start = 0,
+	.todo_flags_finish = 0,
+};
+
+class dyncall_direct_pass : public gimple_opt_pass {
+public:
+	dyncall_direct_pass() : gimple_opt_pass(dyncall_direct_pass_data, g) {}
+	bool gate(function *) final override
+	{
+		return whole_program && !seen_error() && target_supported();
+	}
+	unsigned int execute(function *fun) final override
+	{
+		return dyncall_direct_execute(fun);
 	}
 };
 
@@ -2024,10 +2540,23 @@ static unsigned int dyncall_rtl_execute(function *fun)
 	if (DECL_COMDAT_GROUP(fun->decl))
 		group = IDENTIFIER_POINTER(decl_comdat_group_id(fun->decl));
 
+	/* Hot/cold partitioning (-freorder-blocks-and-partition): the insns
+	 * after NOTE_INSN_SWITCH_TEXT_SECTIONS are printed in another section
+	 * (fn.cold in .text.unlikely), which the linker places anywhere: their
+	 * entries name a label at the start of that part as their function and
+	 * are linked to its section. */
+	rtx_insn *switch_note = NULL;
+
 	for (rtx_insn *insn = get_insns(); insn; insn = NEXT_INSN(insn)) {
 		tree tramp = NULL_TREE;
 		tree attr;
 
+		if (NOTE_P(insn) &&
+		    NOTE_KIND(insn) == NOTE_INSN_SWITCH_TEXT_SECTIONS) {
+			switch_note = insn;
+			func_label.clear();
+			continue;
+		}
 		if (!CALL_P(insn) || !(attr = site_attribute_of(insn, &tramp)))
 			continue;
 		tree args = TREE_VALUE(attr);
@@ -2038,7 +2567,16 @@ static unsigned int dyncall_rtl_execute(function *fun)
 		std::string tramp_name =
 			clone_trampoline(insn, tramp, flags, entries);
 
-		if (func_label.empty()) {
+		if (func_label.empty() && switch_note) {
+			/* The first byte of the cold part, right after its
+			 * section switch and symbol (no prologue, no global
+			 * entry point there). */
+			func_label = FUNC_LABEL_PREFIX +
+				     std::to_string(label_counter++);
+			emit_insn_after(asm_input((func_label + ":").c_str()),
+					switch_note);
+			func_expr = func_label;
+		} else if (func_label.empty()) {
 			/* The function's first byte: before any endbr64 or
 			 * prologue instruction. */
 			func_label = FUNC_LABEL_PREFIX +
@@ -2164,6 +2702,16 @@ static void register_passes(const char *name)
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &gimple_info);
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ipa_info);
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &rtl_info);
+	if (whole_program) {
+		struct register_pass_info direct_info = {
+			.pass = new dyncall_direct_pass(),
+			.reference_pass_name = "optimized",
+			.ref_pass_instance_number = 1,
+			.pos_op = PASS_POS_INSERT_AFTER,
+		};
+		register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL,
+				  &direct_info);
+	}
 }
 
 int plugin_init(struct plugin_name_args *info,
@@ -2176,15 +2724,21 @@ int plugin_init(struct plugin_name_args *info,
 	}
 	plugin_name = info->base_name;
 
+	const char *filter = NULL;
 	for (int i = 0; i < info->argc; i++) {
 		const char *key = info->argv[i].key;
 		if (strcmp(key, "disable") == 0 && !info->argv[i].value) {
 			transform_enabled = false;
 		} else if (strcmp(key, "verbose") == 0 && !info->argv[i].value) {
 			verbose = true;
+		} else if (strcmp(key, "whole-program") == 0 &&
+			   (!info->argv[i].value || *info->argv[i].value)) {
+			whole_program = true;
+			filter = info->argv[i].value;
 		} else {
 			error("%s: unknown plugin argument %<-fplugin-arg-%s-%s%s%s%>"
-			      " (expected %<disable%> or %<verbose%>)",
+			      " (expected %<disable%>, %<verbose%> or "
+			      "%<whole-program[=<filter file>]%>)",
 			      plugin_name, plugin_name, key,
 			      info->argv[i].value ? "=" : "",
 			      info->argv[i].value ? info->argv[i].value : "");
@@ -2203,6 +2757,12 @@ int plugin_init(struct plugin_name_args *info,
 			  (void *)dyncall_ggc_roots);
 	if (!transform_enabled)
 		return 0;
+	/* Parsed once per compiler process; an error fails the compilation
+	 * (the passes are gated on seen_error()).  Not in the LTO back end
+	 * (lto1, "GNU GIMPLE"): the sites were chosen at compile time, and
+	 * the link may run where the file is not. */
+	if (filter && strcmp(lang_hooks.name, "GNU GIMPLE") != 0)
+		read_filter(filter);
 
 	key_index = new hash_map<tree, unsigned>;
 	register_callback(plugin_name, PLUGIN_START_UNIT, start_unit, NULL);

@@ -22,6 +22,8 @@
 #error "dyncall_gcc supports GCC 11 and GCC 12 only"
 #endif
 
+#include <fnmatch.h> /* the whole-program filter's globs */
+
 #define INCLUDE_STRING
 #define INCLUDE_VECTOR
 #define INCLUDE_MAP
@@ -58,6 +60,8 @@
 #include "toplev.h"
 #include "output.h"
 #include "emit-rtl.h"
+#include "regs.h"
+#include "function-abi.h"
 #include "builtins.h"
 #include "dumpfile.h"
 #include "context.h"
@@ -83,6 +87,9 @@
  *   dyncall_global_retpoline() -mindirect-branch=thunk* (x86-64)
  *   dyncall_ibt_enabled()      -fcf-protection=branch|full (x86-64)
  *   dyncall_bti_enabled()      -mbranch-protection=bti|standard (aarch64)
+ *   dyncall_c_abi_p(fntype)    a call of type FNTYPE uses the platform's C
+ *                              calling convention (x86-64: SysV, whatever
+ *                              -mabi= and ms_abi/sysv_abi say)
  *
  * The static chain register a call with gimple_call_set_chain gets is the
  * one abi.md (and LLVM's `nest`) use: the asserts keep it that way.
@@ -101,6 +108,7 @@
 	 ix86_indirect_branch != indirect_branch_unset)
 #define dyncall_ibt_enabled() ((flag_cf_protection & CF_BRANCH) != 0)
 #define dyncall_bti_enabled() false
+#define dyncall_c_abi_p(fntype) (ix86_function_type_abi(fntype) == SYSV_ABI)
 
 #elif defined(GCC_AARCH64_OPTS_H)
 #define DYNCALL_ARCH DYNCALL_ARCH_AARCH64
@@ -117,6 +125,7 @@ static_assert(STATIC_CHAIN_REGNUM == R18_REGNUM,
 #define dyncall_ibt_enabled() false
 /* 2 = not given; aarch64_override_options resolves it to 0 or 1. */
 #define dyncall_bti_enabled() (aarch64_enable_bti == 1)
+#define dyncall_c_abi_p(fntype) true
 
 #elif defined(RS6000_OPTS_H)
 #define DYNCALL_ARCH DYNCALL_ARCH_PPC64LE
@@ -129,6 +138,7 @@ static_assert(STATIC_CHAIN_REGNUM == 11,
 #define dyncall_global_retpoline() false
 #define dyncall_ibt_enabled() false
 #define dyncall_bti_enabled() false
+#define dyncall_c_abi_p(fntype) true
 
 #else
 #error "dyncall_gcc: unsupported target (x86-64, aarch64, ppc64le ELFv2)"
