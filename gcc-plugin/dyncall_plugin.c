@@ -43,7 +43,7 @@ static struct plugin_info dyncall_plugin_info = {
 		"  -fplugin-arg-<name>-disable  accept the attribute, do not transform\n"
 		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n"
 		"  -fplugin-arg-<name>-whole-program[=<filter file>]  every indirect\n"
-		"      call becomes a guarded site (docs/whole-program-gcc.md)\n",
+		"      call becomes a guarded site (docs/whole-program.md)\n",
 };
 
 /* Internal attribute names (a space makes them unspellable in source). */
@@ -1389,7 +1389,7 @@ static enum site_result transform_site(gcall *call, bool retpoline)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Whole-program mode (docs/whole-program-gcc.md)                          */
+/* Whole-program mode (docs/whole-program.md)                          */
 /* ---------------------------------------------------------------------- */
 
 /* libiberty's demangler, linked into every cc1 (its header is not among
