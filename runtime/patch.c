@@ -458,8 +458,24 @@ static struct alias *alias_get(uintptr_t addr, size_t len)
 		if (!(writers & DC_WRITE_ALIAS))
 			return NULL;
 		alias_range(addr, len, &lo, &hi);
-		if (alias_overlaps(lo, hi))
-			return NULL;
+		/* [lo, hi) meets aliases (a branch straddling the edge of an
+		 * aliased page): one alias over the union replaces them.  Its
+		 * copy is taken from the executing view, which shows their
+		 * current bytes.  Never write such pages any other way: a
+		 * store through the executing (private) mapping, by mprotect
+		 * or /proc/self/mem, would copy the page on write and hide
+		 * every later write through the alias. */
+		for (size_t j = 0; j < al_n;) {
+			if (al[j].lo < hi && lo < al[j].hi) {
+				lo = al[j].lo < lo ? al[j].lo : lo;
+				hi = al[j].hi > hi ? al[j].hi : hi;
+				alias_drop(&al[j]);
+				al_hit = 0;
+				j = 0;
+				continue;
+			}
+			j++;
+		}
 	}
 	if (already_open(lo, hi) || !alias_reserve())
 		return NULL;
@@ -490,6 +506,9 @@ static int pick_writer(uintptr_t at, size_t len)
 {
 	if (alias_get(at, len))
 		return W_ALIAS;
+	if (alias_overlaps(at & ~(page_size() - 1),
+			   (at + len + page_size() - 1) & ~(page_size() - 1)))
+		return W_NONE; /* see alias_get: refused, the point stays */
 	if (mem_fd >= 0 && ARCH_STORE_WORD == 4)
 		return W_MEM; /* every step is one aligned 32-bit copy */
 	return (writers & DC_WRITE_PROT) ? W_PROT : W_NONE;
