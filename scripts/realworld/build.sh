@@ -185,7 +185,7 @@ if [ $dyncall = 1 ]; then
   rep=$rw/dyncall-report.so
   if [ ! -f "$rep" ] || [ "$here/dyncall_report.c" -nt "$rep" ] || [ "$build/lib/libdyncall.so" -nt "$rep" ]; then
     "$compiler" -O2 -shared -fPIC -I"$root/include" "$here/dyncall_report.c" -o "$rep" \
-      -L"$build/lib" -ldyncall -Wl,-rpath,"$build/lib"
+      -L"$build/lib" -ldyncall -Wl,-rpath,"$build/lib" -ldl
   fi
 fi
 

@@ -11,6 +11,8 @@
  * that the runtime patched the annotated SQLite and Expat without refusals.
  * Built by scripts/realworld/build.sh against build/lib/libdyncall.so.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <dyncall.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,9 +31,30 @@ static void report(void)
 		s.sites, s.keys, s.refused, s.stores);
 }
 
-/* atexit from a constructor: runs before the ELF destructors, so the
- * program's modules are still registered. */
-__attribute__((constructor)) static void report_init(void)
+/*
+ * When to register the report: the program's modules unregister from the
+ * runtime in their ELF destructors, which _dl_fini runs, and _dl_fini is
+ * registered with atexit by __libc_start_main before the program's
+ * constructors and main. A handler registered from a preloaded constructor
+ * would be older, so it would run after _dl_fini and see nothing. So wrap
+ * main: register the handler when main starts; it runs before _dl_fini.
+ */
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
+			void (*)(void), void *);
+static main_fn real_main;
+
+static int wrapped_main(int argc, char **argv, char **envp)
 {
 	atexit(report);
+	return real_main(argc, argv, envp);
+}
+
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+		      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	start_fn next = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+
+	real_main = main;
+	return next(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
 }
