@@ -33,10 +33,12 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-import realworld_callgrind  # noqa: E402
+import realworld_callgrind  # noqa: E402  (bench/ is not a package)
 
-VARIANTS = {"clang": ["plain", "plain-nojt", "retpoline", "dyncall", "pgo", "pgo-dyncall"],
-            "gcc": ["plain", "plain-nojt", "retpoline", "dyncall"]}
+VARIANTS = {
+    "clang": ["plain", "plain-nojt", "retpoline", "dyncall", "pgo", "pgo-dyncall"],
+    "gcc": ["plain", "plain-nojt", "retpoline", "dyncall"],
+}
 RETPOLINE_VARIANTS = ["retpoline", "dyncall", "pgo", "pgo-dyncall"]
 
 
@@ -47,12 +49,20 @@ def kind(compiler):
 def workloads(a, data):
     """name -> (program dir, function(variant dir, scratch) -> argv)."""
     return {
-        "sqlite speedtest1": ("sqlite", lambda d, s, size=a.sqlite_size:
-                              [os.path.join(d, "sqlite", "speedtest1"), "--size", str(size)]),
-        "expat benchmark": ("expat", lambda d, s, loops=a.bench_loops:
-                            [os.path.join(d, "expat", "benchmark"), data["xml"], "4096", str(loops)]),
-        "expat xmlwf -d": ("expat", lambda d, s:
-                           [os.path.join(d, "expat", "xmlwf"), "-d", s, data["xml"]]),
+        "sqlite speedtest1": (
+            "sqlite",
+            lambda d, s, size=a.sqlite_size: [os.path.join(d, "sqlite", "speedtest1"), "--size", str(size)],
+        ),
+        "expat benchmark": (
+            "expat",
+            lambda d, s, loops=a.bench_loops: [
+                os.path.join(d, "expat", "benchmark"),
+                data["xml"],
+                "4096",
+                str(loops),
+            ],
+        ),
+        "expat xmlwf -d": ("expat", lambda d, s: [os.path.join(d, "expat", "xmlwf"), "-d", s, data["xml"]]),
     }
 
 
@@ -60,10 +70,13 @@ def cg_workloads(data):
     """The callgrind inputs: the same programs, smaller."""
     return {
         "sqlite speedtest1": lambda d, s: [os.path.join(d, "sqlite", "speedtest1"), "--size", "10"],
-        "expat benchmark": lambda d, s: [os.path.join(d, "expat", "benchmark"), data["xml_small"],
-                                         "4096", "1"],
-        "expat xmlwf -d": lambda d, s: [os.path.join(d, "expat", "xmlwf"), "-d", s,
-                                        data["xml_small"]],
+        "expat benchmark": lambda d, s: [
+            os.path.join(d, "expat", "benchmark"),
+            data["xml_small"],
+            "4096",
+            "1",
+        ],
+        "expat xmlwf -d": lambda d, s: [os.path.join(d, "expat", "xmlwf"), "-d", s, data["xml_small"]],
     }
 
 
@@ -117,8 +130,12 @@ def main():
     if not a.no_build:
         for c in compilers:
             for v in VARIANTS[kind(c)]:
-                r = subprocess.run([os.path.join(ROOT, "scripts", "realworld", "build.sh"), v, c],
-                                   env=env, stdout=subprocess.DEVNULL)
+                r = subprocess.run(
+                    [os.path.join(ROOT, "scripts", "realworld", "build.sh"), v, c],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    check=False,
+                )
                 if r.returncode == 3:
                     print("realworld: sources not available (see scripts/realworld/fetch.sh); no benchmark")
                     return 0
@@ -127,12 +144,16 @@ def main():
 
     data_dir = os.path.join(rw, "data")
     os.makedirs(data_dir, exist_ok=True)
-    data = {"xml": os.path.join(data_dir, f"bench-{a.xml_mb:g}mb.xml"),
-            "xml_small": os.path.join(data_dir, "bench-1mb.xml")}
+    data = {
+        "xml": os.path.join(data_dir, f"bench-{a.xml_mb:g}mb.xml"),
+        "xml_small": os.path.join(data_dir, "bench-1mb.xml"),
+    }
     for path, mb in ((data["xml"], a.xml_mb), (data["xml_small"], 1)):
         if not os.path.exists(path):
-            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "realworld", "genxml.py"),
-                            path, str(mb)], check=True)
+            subprocess.run(
+                [sys.executable, os.path.join(ROOT, "scripts", "realworld", "genxml.py"), path, str(mb)],
+                check=True,
+            )
     wl = workloads(a, data)
     if a.workloads:
         keep = a.workloads.split(",")
@@ -142,7 +163,7 @@ def main():
     times = {j: [] for j in jobs}
     with tempfile.TemporaryDirectory(prefix="realworld-bench-") as scratch:
         for r in range(a.rounds):
-            for (w, c, v) in jobs:
+            for w, c, v in jobs:
                 s = os.path.join(scratch, "run")
                 shutil.rmtree(s, ignore_errors=True)
                 os.makedirs(s)
@@ -152,18 +173,21 @@ def main():
         retp = {}
         if not a.no_callgrind and shutil.which("valgrind"):
             cgw = cg_workloads(data)
-            for (w, c, v) in jobs:
+            for w, c, v in jobs:
                 if v not in RETPOLINE_VARIANTS or w not in cgw:
                     continue
                 s = os.path.join(scratch, "cg")
                 shutil.rmtree(s, ignore_errors=True)
                 os.makedirs(s)
                 out = os.path.join(s, "callgrind.out")
-                argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + \
-                    cgw[w](os.path.join(rw, c, v), os.path.join(s, "o"))
+                argv = [
+                    "valgrind",
+                    "--tool=callgrind",
+                    f"--callgrind-out-file={out}",
+                    *cgw[w](os.path.join(rw, c, v), os.path.join(s, "o")),
+                ]
                 os.makedirs(os.path.join(s, "o"))
-                subprocess.run(argv, cwd=s, check=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+                subprocess.run(argv, cwd=s, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 retp[(w, c, v)] = realworld_callgrind.count([out])["total"]
 
     rows = []
@@ -175,41 +199,72 @@ def main():
                 med[v] = m
                 base = retp.get((w, c, "retpoline"))
                 left = retp.get((w, c, v))
-                rows.append({"workload": w, "compiler": c, "variant": v, "median_s": m,
-                             "iqr_s": q3 - q1, "runs_s": times[(w, c, v)],
-                             "retpolines": left,
-                             "retpolines_left_pct": (100.0 * left / base) if base and left is not None else None})
-            for row in rows[-len(VARIANTS[kind(c)]):]:
+                left_pct = (100.0 * left / base) if base and left is not None else None
+                rows.append(
+                    {
+                        "workload": w,
+                        "compiler": c,
+                        "variant": v,
+                        "median_s": m,
+                        "iqr_s": q3 - q1,
+                        "runs_s": times[(w, c, v)],
+                        "retpolines": left,
+                        "retpolines_left_pct": left_pct,
+                    }
+                )
+            for row in rows[-len(VARIANTS[kind(c)]) :]:
                 if row["variant"] == "dyncall":
                     row["recovered"] = share(med["retpoline"], med["dyncall"], med["plain-nojt"])
                 if row["variant"] == "pgo-dyncall":
                     row["recovered"] = share(med["pgo"], med["pgo-dyncall"], med["plain-nojt"])
 
-    commit = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h %s"],
-                            capture_output=True, text=True).stdout.strip()
-    print(f"realworld: {a.rounds} interleaved rounds, CPU time (user+sys) median [IQR]; "
-          f"sqlite speedtest1 --size {a.sqlite_size}; expat benchmark {a.xml_mb:g} MB x {a.bench_loops}, "
-          f"xmlwf -d {a.xml_mb:g} MB; retpolines: callgrind, speedtest1 --size 10 / 1 MB")
+    commit = subprocess.run(
+        ["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    print(
+        f"realworld: {a.rounds} interleaved rounds, CPU time (user+sys) median [IQR]; "
+        f"sqlite speedtest1 --size {a.sqlite_size}; expat benchmark {a.xml_mb:g} MB x {a.bench_loops}, "
+        f"xmlwf -d {a.xml_mb:g} MB; retpolines: callgrind, speedtest1 --size 10 / 1 MB"
+    )
     print(f"commit {commit}")
-    hdr = f"{'workload':<18} {'compiler':<9} {'variant':<12} {'median s':>9} {'IQR s':>7} " \
-          f"{'vs retp':>8} {'recovered':>9} {'retpolines left':>16}"
+    hdr = (
+        f"{'workload':<18} {'compiler':<9} {'variant':<12} {'median s':>9} {'IQR s':>7} "
+        f"{'vs retp':>8} {'recovered':>9} {'retpolines left':>16}"
+    )
     print(hdr)
     print("-" * len(hdr))
     for row in rows:
-        base = next(r["median_s"] for r in rows if r["workload"] == row["workload"]
-                    and r["compiler"] == row["compiler"] and r["variant"] == "retpoline")
+        base = next(
+            r["median_s"]
+            for r in rows
+            if r["workload"] == row["workload"]
+            and r["compiler"] == row["compiler"]
+            and r["variant"] == "retpoline"
+        )
         rec = row.get("recovered")
         rec_s = "" if "recovered" not in row else ("n/a" if rec is None else f"{100 * rec:.0f}%")
         left = row["retpolines_left_pct"]
         left_s = "" if left is None else f"{left:.1f}% ({row['retpolines']:,})"
-        print(f"{row['workload']:<18} {row['compiler']:<9} {row['variant']:<12} "
-              f"{row['median_s']:>9.3f} {row['iqr_s']:>7.3f} {row['median_s'] / base:>7.2f}x "
-              f"{rec_s:>9} {left_s:>16}")
+        print(
+            f"{row['workload']:<18} {row['compiler']:<9} {row['variant']:<12} "
+            f"{row['median_s']:>9.3f} {row['iqr_s']:>7.3f} {row['median_s'] / base:>7.2f}x "
+            f"{rec_s:>9} {left_s:>16}"
+        )
     out = a.json or os.path.join(rw, "bench.json")
     with open(out, "w") as f:
-        json.dump({"date": datetime.datetime.now().isoformat(timespec="seconds"), "commit": commit,
-                   "rounds": a.rounds, "sqlite_size": a.sqlite_size, "xml_mb": a.xml_mb,
-                   "bench_loops": a.bench_loops, "rows": rows}, f, indent=1)
+        json.dump(
+            {
+                "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                "commit": commit,
+                "rounds": a.rounds,
+                "sqlite_size": a.sqlite_size,
+                "xml_mb": a.xml_mb,
+                "bench_loops": a.bench_loops,
+                "rows": rows,
+            },
+            f,
+            indent=1,
+        )
     print(f"realworld: JSON in {out}")
     return 0
 

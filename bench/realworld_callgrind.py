@@ -30,9 +30,11 @@ import re
 import sys
 from collections import defaultdict
 
-THUNK = re.compile(r"^(__x86_indirect_thunk_\w+|__llvm_retpoline_\w+|__llvm_lvi_thunk_\w+"
-                   r"|__x86_indirect_call_thunk_\w+|__x86_indirect_jump_thunk_\w+"
-                   r"|__dyncall_retpoline_\w+)$")
+THUNK = re.compile(
+    r"^(__x86_indirect_thunk_\w+|__llvm_retpoline_\w+|__llvm_lvi_thunk_\w+"
+    r"|__x86_indirect_call_thunk_\w+|__x86_indirect_jump_thunk_\w+"
+    r"|__dyncall_retpoline_\w+)$"
+)
 ANON = re.compile(r"^0x[0-9a-f]+$")
 
 
@@ -103,7 +105,7 @@ def count(paths, top=0):
     for path in paths:
         calls, self_ir, obj_of = parse(path)
         callee_calls = defaultdict(int)
-        for (caller, callee), n in calls.items():
+        for (_, callee), n in calls.items():
             callee_calls[callee] += n
         for (caller, callee), n in calls.items():
             if callee is None:

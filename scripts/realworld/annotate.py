@@ -47,44 +47,128 @@ SQLITE_FIELDS = [
     ("FuncDef", ["xSFunc"]),
     ("SortSubtask", ["xCompare"]),
     ("CollSeq", ["xCmp"]),
-    ("sqlite3_mutex_methods", ["xMutexInit", "xMutexEnd", "xMutexAlloc", "xMutexFree",
-                               "xMutexEnter", "xMutexTry", "xMutexLeave", "xMutexHeld",
-                               "xMutexNotheld"]),
+    (
+        "sqlite3_mutex_methods",
+        [
+            "xMutexInit",
+            "xMutexEnd",
+            "xMutexAlloc",
+            "xMutexFree",
+            "xMutexEnter",
+            "xMutexTry",
+            "xMutexLeave",
+            "xMutexHeld",
+            "xMutexNotheld",
+        ],
+    ),
     ("sqlite3_mem_methods", ["xMalloc", "xFree", "xRealloc", "xSize", "xRoundup"]),
-    ("sqlite3_pcache_methods2", ["xCreate", "xCachesize", "xPagecount", "xFetch", "xUnpin",
-                                 "xRekey", "xTruncate", "xDestroy", "xShrink"]),
-    ("sqlite3_io_methods", ["xClose", "xRead", "xWrite", "xTruncate", "xSync", "xFileSize",
-                            "xLock", "xUnlock", "xCheckReservedLock", "xFileControl",
-                            "xSectorSize", "xDeviceCharacteristics"]),
-    ("sqlite3_vfs", ["xOpen", "xDelete", "xAccess", "xFullPathname", "xRandomness",
-                     "xSleep", "xCurrentTime", "xCurrentTimeInt64"]),
+    (
+        "sqlite3_pcache_methods2",
+        [
+            "xCreate",
+            "xCachesize",
+            "xPagecount",
+            "xFetch",
+            "xUnpin",
+            "xRekey",
+            "xTruncate",
+            "xDestroy",
+            "xShrink",
+        ],
+    ),
+    (
+        "sqlite3_io_methods",
+        [
+            "xClose",
+            "xRead",
+            "xWrite",
+            "xTruncate",
+            "xSync",
+            "xFileSize",
+            "xLock",
+            "xUnlock",
+            "xCheckReservedLock",
+            "xFileControl",
+            "xSectorSize",
+            "xDeviceCharacteristics",
+        ],
+    ),
+    (
+        "sqlite3_vfs",
+        [
+            "xOpen",
+            "xDelete",
+            "xAccess",
+            "xFullPathname",
+            "xRandomness",
+            "xSleep",
+            "xCurrentTime",
+            "xCurrentTimeInt64",
+        ],
+    ),
 ]
 SQLITE_EDITS = [
     # Before any annotated declaration, after SQLite's own feature macros
     # (_GNU_SOURCE etc., defined at the top of the amalgamation).
-    {"file": "sqlite3.c", "after": "#include <stdarg.h>     /* Needed for the definition of va_list */",
-     "insert": INCLUDE},
+    {
+        "file": "sqlite3.c",
+        "after": "#include <stdarg.h>     /* Needed for the definition of va_list */",
+        "insert": INCLUDE,
+    },
 ] + [{"file": "sqlite3.c", "struct": s, "field": f} for s, fs in SQLITE_FIELDS for f in fs]
 
 # --- Expat ---------------------------------------------------------------------------
-ENCODING_FIELDS = ["nameMatchesAscii", "nameLength", "skipS", "getAtts", "charRefNumber",
-                   "predefinedEntityName", "updatePosition", "isPublicId", "utf8Convert",
-                   "utf16Convert"]
-HANDLERS = ["startElement", "endElement", "characterData", "processingInstruction", "comment",
-            "startCdataSection", "endCdataSection", "default", "startDoctypeDecl",
-            "endDoctypeDecl", "unparsedEntityDecl", "notationDecl", "startNamespaceDecl",
-            "endNamespaceDecl", "notStandalone", "externalEntityRef", "skippedEntity",
-            "unknownEncoding", "elementDecl", "attlistDecl", "entityDecl", "xmlDecl"]
-EXPAT_EDITS = [
-    {"file": "lib/xmltok.h", "after": "#define XmlTok_INCLUDED 1", "insert": INCLUDE},
-    {"file": "lib/expat.h", "after": '#include "expat_external.h"', "insert": INCLUDE},
-] + [{"file": "lib/xmltok.h", "struct": "encoding", "field": f} for f in ENCODING_FIELDS] + [
-    {"file": "lib/expat.h", "typedef": "XML_Memory_Handling_Suite", "field": f}
-    for f in ("malloc_fcn", "realloc_fcn", "free_fcn")
-] + [{"file": "lib/xmlparse.c", "struct": "XML_ParserStruct", "field": f"m_{h}Handler"}
-     for h in HANDLERS] + [
-    {"file": "lib/xmlparse.c", "struct": "XML_ParserStruct", "field": "m_processor"},
+ENCODING_FIELDS = [
+    "nameMatchesAscii",
+    "nameLength",
+    "skipS",
+    "getAtts",
+    "charRefNumber",
+    "predefinedEntityName",
+    "updatePosition",
+    "isPublicId",
+    "utf8Convert",
+    "utf16Convert",
 ]
+HANDLERS = [
+    "startElement",
+    "endElement",
+    "characterData",
+    "processingInstruction",
+    "comment",
+    "startCdataSection",
+    "endCdataSection",
+    "default",
+    "startDoctypeDecl",
+    "endDoctypeDecl",
+    "unparsedEntityDecl",
+    "notationDecl",
+    "startNamespaceDecl",
+    "endNamespaceDecl",
+    "notStandalone",
+    "externalEntityRef",
+    "skippedEntity",
+    "unknownEncoding",
+    "elementDecl",
+    "attlistDecl",
+    "entityDecl",
+    "xmlDecl",
+]
+EXPAT_EDITS = (
+    [
+        {"file": "lib/xmltok.h", "after": "#define XmlTok_INCLUDED 1", "insert": INCLUDE},
+        {"file": "lib/expat.h", "after": '#include "expat_external.h"', "insert": INCLUDE},
+    ]
+    + [{"file": "lib/xmltok.h", "struct": "encoding", "field": f} for f in ENCODING_FIELDS]
+    + [
+        {"file": "lib/expat.h", "typedef": "XML_Memory_Handling_Suite", "field": f}
+        for f in ("malloc_fcn", "realloc_fcn", "free_fcn")
+    ]
+    + [{"file": "lib/xmlparse.c", "struct": "XML_ParserStruct", "field": f"m_{h}Handler"} for h in HANDLERS]
+    + [
+        {"file": "lib/xmlparse.c", "struct": "XML_ParserStruct", "field": "m_processor"},
+    ]
+)
 # Arrays of function pointers: only when the compiler accepts them (probe).
 EXPAT_ARRAY_EDITS = [
     {"file": "lib/xmltok.h", "struct": "encoding", "field": "scanners"},
@@ -109,8 +193,9 @@ def describe(e):
 def struct_body(text, e):
     """(start, end) of the body between the braces of the struct the edit names."""
     if "struct" in e:
-        ms = list(re.finditer(r"^(?:typedef\s+)?struct\s+" + re.escape(e["struct"]) + r"\s*\{",
-                              text, re.M))
+        ms = list(
+            re.finditer(r"^(?:typedef\s+)?struct\s+" + re.escape(e["struct"]) + r"\s*\{", text, re.MULTILINE)
+        )
         if len(ms) != 1:
             raise EditError(f"struct {e['struct']} {{ matched {len(ms)} times")
         start = ms[0].end()
@@ -199,8 +284,12 @@ def arrays_accepted(build, compiler):
         src = os.path.join(d, "probe.c")
         with open(src, "w") as f:
             f.write(PROBE)
-        r = subprocess.run([cc, compiler, "-O2", "-c", src, "-o", os.path.join(d, "probe.o")],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r = subprocess.run(
+            [cc, compiler, "-O2", "-c", src, "-o", os.path.join(d, "probe.o")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         return r.returncode == 0
 
 
@@ -212,8 +301,11 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the edits and exit")
     a = ap.parse_args()
     if a.list:
-        for label, edits in (("sqlite3", SQLITE_EDITS), ("expat", EXPAT_EDITS),
-                             ("expat (arrays, when accepted)", EXPAT_ARRAY_EDITS)):
+        for label, edits in (
+            ("sqlite3", SQLITE_EDITS),
+            ("expat", EXPAT_EDITS),
+            ("expat (arrays, when accepted)", EXPAT_ARRAY_EDITS),
+        ):
             for e in edits:
                 print(f"{label}: {e['file']}: {describe(e)}")
         return
@@ -241,8 +333,7 @@ def main():
         changed += write_if_changed(os.path.join(edst, n), t)
     nf = len(SQLITE_EDITS) + len(EXPAT_EDITS) + (len(EXPAT_ARRAY_EDITS) if arrays else 0)
     state = "applied" if arrays else f"not applied ({a.compiler} with dyncall-cc rejects an annotated array)"
-    msg = (f"annotate: {nf} edits, {changed} file(s) rewritten in {out}; "
-           f"array annotations {state}")
+    msg = f"annotate: {nf} edits, {changed} file(s) rewritten in {out}; array annotations {state}"
     if changed:
         print(msg)
     with open(os.path.join(out, "arrays"), "w") as f:
