@@ -4,6 +4,7 @@
  * when the program exits, one line on stderr:
  *
  *   dyncall-report: status=0 (ok) modules=1 sites=1234 keys=56 refused=0 stores=78
+ *                   learned=12 megamorphic=0 guard_misses=0
  *
  * status is dyncall_status() (0: fast paths available) and its string;
  * the counters are dyncall_get_stats(). The program itself is not changed;
@@ -26,9 +27,12 @@ static void report(void)
 	dyncall_get_stats(&s);
 	fprintf(stderr,
 		"dyncall-report: status=%d (%s) modules=%" PRIu64 " sites=%" PRIu64
-		" keys=%" PRIu64 " refused=%" PRIu64 " stores=%" PRIu64 "\n",
+		" keys=%" PRIu64 " refused=%" PRIu64 " stores=%" PRIu64
+		" learned=%" PRIu64 " megamorphic=%" PRIu64
+		" guard_misses=%" PRIu64 "\n",
 		st, st == DYNCALL_OK ? "ok" : dyncall_status_string(), s.modules,
-		s.sites, s.keys, s.refused, s.stores);
+		s.sites, s.keys, s.refused, s.stores, s.learned, s.megamorphic,
+		s.guard_misses);
 }
 
 /*
