@@ -16,7 +16,9 @@ per variant, the share of the indirect-call overhead dyncall recovers,
     recovered (pgo) = (T_pgo - T_pgo_dyncall) / (T_pgo - T_plain_nojt)
 
 (n/a when the denominator is not positive), and the dynamic retpoline
-executions left (callgrind, deterministic; bench/realworld_callgrind.py) in
+executions left (callgrind --dump-instr=yes and the bytes of the executable
+mappings saved at exit, bench/realworld_execdump.c; deterministic;
+bench/realworld_callgrind.py) in
 % of the retpoline build's, on smaller inputs (callgrind is ~50x slower).
 """
 
@@ -172,6 +174,9 @@ def main():
 
         retp = {}
         if not a.no_callgrind and shutil.which("valgrind"):
+            execdump = os.path.join(rw, "realworld_execdump.so")
+            cc = ["clang-19", "-O2", "-shared", "-fPIC", os.path.join(HERE, "realworld_execdump.c")]
+            subprocess.run([*cc, "-o", execdump, "-ldl"], check=True)
             cgw = cg_workloads(data)
             for w, c, v in jobs:
                 if v not in RETPOLINE_VARIANTS or w not in cgw:
@@ -180,15 +185,20 @@ def main():
                 shutil.rmtree(s, ignore_errors=True)
                 os.makedirs(s)
                 out = os.path.join(s, "callgrind.out")
+                dump = os.path.join(s, "exec.dump")
                 argv = [
+                    "env",
+                    f"LD_PRELOAD={execdump}",
+                    f"REALWORLD_EXECDUMP={dump}",
                     "valgrind",
                     "--tool=callgrind",
+                    "--dump-instr=yes",
                     f"--callgrind-out-file={out}",
                     *cgw[w](os.path.join(rw, c, v), os.path.join(s, "o")),
                 ]
                 os.makedirs(os.path.join(s, "o"))
                 subprocess.run(argv, cwd=s, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                retp[(w, c, v)] = realworld_callgrind.count([out])["total"]
+                retp[(w, c, v)] = realworld_callgrind.count(out, dump)["total"]
 
     rows = []
     for w in wl:

@@ -1,140 +1,145 @@
 #!/usr/bin/env python3
-"""Count the retpoline executions in a callgrind profile (callgrind.out file).
+"""Count the retpoline executions of a run from a callgrind profile.
 
-    realworld_callgrind.py [--by-caller N] CALLGRIND_OUT...
+    realworld_callgrind.py CALLGRIND_OUT EXECDUMP
 
-A retpoline execution is a call into a retpoline thunk: the compilers' named
-thunks (__x86_indirect_thunk_<reg> of GCC, __llvm_retpoline_<reg> of Clang,
-__dyncall_retpoline_<reg> of the dyncall plugins) and the retpolines the
-dyncall runtime generates at run time in anonymous executable memory, which
-callgrind reports as functions named by their address in no object. Every
-retpoline, named or not, has the same shape:
+CALLGRIND_OUT: from `valgrind --tool=callgrind --dump-instr=yes`; EXECDUMP:
+the bytes of the process's executable mappings saved when main returned
+(LD_PRELOAD=realworld_execdump.so REALWORLD_EXECDUMP=<file>, see
+bench/realworld_execdump.c). Every retpoline, whoever made it, is
 
-    T:   call X          ; the only instruction of T that runs architecturally
-         pause; lfence; jmp .
-    X:   mov %reg,(%rsp) ; overwrite the return address with the target
-         ret
+    T:   call X
+         pause; lfence; jmp <pause>     ; never runs architecturally
+    X:   mov %reg,(%rsp)                ; 48/4c 89 xx 24
+         ret                            ; c3
 
-and callgrind records it as a call from the caller into T plus a recursive
-call (named T'2) into T: the inner `call X` at T lands in the same function
-(for named thunks) or in a new anonymous function at X (for generated code).
-So: named thunks: the calls into the thunk's name; anonymous code: the calls
-into an anonymous function whose cost per call is exactly 2 instructions
-(X: mov + ret), made from anonymous code. Deterministic for a given binary
-and input. Prints JSON {"total": N, "named": N, "generated": N, "by_caller":
-{...}} (by_caller: the N hottest callers).
+the compilers' thunks (__x86_indirect_thunk_<reg> of GCC, __llvm_retpoline_<reg>
+of Clang, __dyncall_retpoline_<reg> of the dyncall plugins) and the
+retpolines the dyncall runtime generates in anonymous memory alike. So a
+retpoline execution is an execution of a `mov %reg,(%rsp); ret` that follows
+an `lfence` within 16 bytes. Callgrind counts the executions of every
+instruction; the bytes come from the dump, so code that exists in no file
+is found too, however it is entered (call, tail jump). No symbol is needed.
+Deterministic for a given binary and input. Prints JSON {"total": N,
+"by_object": {...}}.
 """
 
 import json
 import re
+import struct
 import sys
 from collections import defaultdict
 
-THUNK = re.compile(
-    r"^(__x86_indirect_thunk_\w+|__llvm_retpoline_\w+|__llvm_lvi_thunk_\w+"
-    r"|__x86_indirect_call_thunk_\w+|__x86_indirect_jump_thunk_\w+"
-    r"|__dyncall_retpoline_\w+)$"
-)
-ANON = re.compile(r"^0x[0-9a-f]+$")
+POS = re.compile(r"^(0x[0-9a-fA-F]+|[+-]\d+|\*)")
+NAME = re.compile(r"^(c?)(ob|fn|fl|fi|fe)=(?:\((\d+)\))?\s*(.*)$")
 
 
-def parse(path):
-    """Return (calls[(caller, callee)] = n, self_ir[fn] = Ir, anon_obj[fn])."""
-    names = {"fn": {}, "ob": {}}
-    calls = defaultdict(int)
-    self_ir = defaultdict(int)
-    obj_of = {}
-    cur_fn = cur_ob = None
-    cfn = cob = None
-    pending_call = None
-    ev_index = 0
+def instr_counts(path):
+    """{(object, address): executions} from a --dump-instr=yes profile.
+    Addresses are as callgrind writes them: offsets in the object for files,
+    absolute for anonymous code (object '???')."""
+    obs = {}
+    counts = defaultdict(int)
+    ob = None
+    last = 0
+    in_call = False
+    instr_first = True
     with open(path, errors="replace") as f:
         for line in f:
-            line = line.rstrip("\n")
-            if not line:
+            if not line.strip() or line[0] == "#":
                 continue
-            if line.startswith("events:"):
-                evs = line.split()[1:]
-                ev_index = evs.index("Ir") if "Ir" in evs else 0
+            if line.startswith("positions:"):
+                instr_first = line.split()[1] == "instr"
+                if not instr_first:
+                    sys.exit(f"{path}: not a --dump-instr=yes profile")
                 continue
-            m = re.match(r"^(c?)(fn|ob|fl|fi|fe)=(?:\((\d+)\))?\s*(.*)$", line)
+            m = NAME.match(line)
             if m:
                 c, kind, num, name = m.groups()
-                if kind in ("fn", "ob"):
-                    table = names[kind]
-                    if num is not None:
-                        if name:
-                            table[num] = name
-                        name = table.get(num, name)
-                    if kind == "fn":
-                        if c:
-                            cfn = name
-                        else:
-                            cur_fn = name
-                            cfn = None
-                            cob = None
-                            obj_of.setdefault(cur_fn, cur_ob)
-                    else:
-                        if c:
-                            cob = name
-                        else:
-                            cur_ob = name
+                if kind == "ob":
+                    if num is not None and name:
+                        obs[num] = name
+                    if not c:
+                        ob = obs.get(num, name) if num is not None else name
                 continue
             if line.startswith("calls="):
-                pending_call = int(line.split("=", 1)[1].split()[0])
+                in_call = True
                 continue
-            if line[0].isdigit() or line[0] in "+-*":
-                parts = line.split()
-                if pending_call is not None:
-                    calls[(cur_fn, cfn)] += pending_call
-                    if cob is not None:
-                        obj_of.setdefault(cfn, cob)
-                    pending_call = None
-                    cfn = None
-                    cob = None
-                else:
-                    # position + event costs: self cost of cur_fn
-                    cost = parts[1 + ev_index] if len(parts) > 1 + ev_index else "0"
-                    self_ir[cur_fn] += int(cost)
-    return calls, self_ir, obj_of
+            m = POS.match(line)
+            if not m:
+                continue
+            p = m.group(1)
+            if p.startswith("0x"):
+                last = int(p, 16)
+            elif p != "*":
+                last += int(p)
+            if in_call:  # the inclusive cost of a call: not an execution here
+                in_call = False
+                continue
+            parts = line.split()
+            if len(parts) >= 3:
+                counts[(ob, last)] += int(parts[2])
+    return counts
 
 
-def count(paths, top=0):
-    named = generated = 0
-    by_caller = defaultdict(int)
-    for path in paths:
-        calls, self_ir, obj_of = parse(path)
-        callee_calls = defaultdict(int)
-        for (_, callee), n in calls.items():
-            callee_calls[callee] += n
-        for (caller, callee), n in calls.items():
-            if callee is None:
-                continue
-            if THUNK.match(callee):
-                named += n
-                by_caller[caller] += n
-            elif ANON.match(callee) and caller and ANON.match(caller.split("'")[0]):
-                ob = obj_of.get(callee) or ""
-                if ob not in ("", "???") and not ob.startswith("???"):
-                    continue
-                if self_ir.get(callee, 0) == 2 * callee_calls[callee]:
-                    generated += n
-                    by_caller["(dyncall runtime stub)"] += n
-    res = {"total": named + generated, "named": named, "generated": generated}
-    if top:
-        res["by_caller"] = dict(sorted(by_caller.items(), key=lambda kv: -kv[1])[:top])
-    return res
+def read_dump(path):
+    """[(start, length, offset, path, bytes)]"""
+    regions = []
+    with open(path, "rb") as f:
+        data = f.read()
+    i = 0
+    while i < len(data):
+        start, length, off, plen = struct.unpack_from("<4Q", data, i)
+        i += 32
+        name = data[i : i + plen].decode(errors="replace")
+        i += plen
+        regions.append((start, length, off, name, data[i : i + length]))
+        i += length
+    return regions
+
+
+def is_retpoline_tail(b, k):
+    """b[k:] is `mov %reg,(%rsp); ret` after an lfence."""
+    return (
+        k >= 3
+        and len(b) >= k + 5
+        and b[k] in (0x48, 0x4C)
+        and b[k + 1] == 0x89
+        and (b[k + 2] & 0xC7) == 0x04
+        and b[k + 3] == 0x24
+        and b[k + 4] == 0xC3
+        and b"\x0f\xae\xe8" in b[max(0, k - 16) : k]
+    )
+
+
+def count(cg_path, dump_path):
+    regions = read_dump(dump_path)
+    files = defaultdict(list)
+    anon = []
+    for start, length, off, name, b in regions:
+        (files[name] if name else anon).append((start, length, off, b))
+    total = 0
+    by_object = defaultdict(int)
+    for (ob, addr), n in instr_counts(cg_path).items():
+        if ob is None or ob.startswith("???"):
+            # Anonymous code: callgrind writes absolute addresses.
+            hit = [(b, addr - start) for start, length, _, b in anon if start <= addr < start + length]
+            label = "(generated code)"
+        else:
+            # A file: callgrind writes the address in the object (its vaddr,
+            # which equals the file offset for the executable segment).
+            hit = [(b, addr - off) for _, length, off, b in files.get(ob, ()) if off <= addr < off + length]
+            label = ob
+        if hit and is_retpoline_tail(*hit[0]):
+            total += n
+            by_object[label] += n
+    return {"total": total, "by_object": dict(by_object)}
 
 
 def main():
-    args = sys.argv[1:]
-    top = 0
-    if args[:1] == ["--by-caller"]:
-        top = int(args[1])
-        args = args[2:]
-    if not args:
+    if len(sys.argv) != 3:
         sys.exit(__doc__)
-    print(json.dumps(count(args, top), indent=1))
+    print(json.dumps(count(sys.argv[1], sys.argv[2]), indent=1))
 
 
 if __name__ == "__main__":
