@@ -193,6 +193,9 @@ def main():
                     "valgrind",
                     "--tool=callgrind",
                     "--dump-instr=yes",
+                    # The runtime patches code in place: without this
+                    # valgrind keeps running its stale translations.
+                    "--smc-check=all",
                     f"--callgrind-out-file={out}",
                     *cgw[w](os.path.join(rw, c, v), os.path.join(s, "o")),
                 ]

@@ -73,6 +73,23 @@ else
   sqlite_dir=$amal expat_dir=$src_expat
 fi
 
+# IR PGO names a static function "<source path>;<name>", so the profile of
+# pgo-gen (plain sources) only applies to the functions of pgo-dyncall
+# (annotated copy) when both are compiled through the same path: the PGO
+# variants compile through the symlink build/realworld/pgo-src/<compiler>/<program>,
+# pointed at the plain or the annotated tree just before the build (so PGO
+# builds of one compiler must not run concurrently).
+pgo_path() {  # pgo_path PROGRAM DIR: print the path to compile DIR through
+  case $variant in
+    pgo|pgo-dyncall|pgo-gen)
+      local link=$rw/pgo-src/$compiler/$1
+      mkdir -p "$(dirname "$link")"
+      ln -sfn "$2" "$link"
+      echo "$link" ;;
+    *) echo "$2" ;;
+  esac
+}
+
 # --- the compiler wrapper of this variant ------------------------------------------
 flags=(-O2)
 case $variant in
@@ -138,9 +155,10 @@ build_sqlite() {
   [ $dyncall = 1 ] && st=$sqlite_dir/speedtest1.c
   if stale "$o/.built" "$o/cc" "$sqlite_dir/sqlite3.c" "$st" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
     say "sqlite: compiling sqlite3.c and speedtest1"
-    local def=(-DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_MATH_FUNCTIONS -I"$sqlite_dir")
+    local sd; sd=$(pgo_path sqlite "$sqlite_dir")
+    local def=(-DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_MATH_FUNCTIONS -I"$sd")
     rm -f "$o/build.log"
-    logged "$o/build.log" "$o/cc" "${def[@]}" -c "$sqlite_dir/sqlite3.c" -o "$o/sqlite3.o"
+    logged "$o/build.log" "$o/cc" "${def[@]}" -c "$sd/sqlite3.c" -o "$o/sqlite3.o"
     logged "$o/build.log" "$o/cc" "${def[@]}" -c "$st" -o "$o/speedtest1.o"
     logged "$o/build.log" "$o/cc" "$o/speedtest1.o" "$o/sqlite3.o" -o "$o/speedtest1" -lpthread -ldl -lm
     touch "$o/.built"
@@ -163,14 +181,15 @@ build_expat() {
       "$expat_dir/lib/xmlrole.c" "$bsrc" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
     say "expat: cmake build (libexpat, xmlwf, runtests) and tests/benchmark"
     rm -rf "$o/cmake"
-    cmake -S "$expat_dir" -B "$o/cmake" -G Ninja -DCMAKE_BUILD_TYPE=None \
+    local ed; ed=$(pgo_path expat "$expat_dir")
+    cmake -S "$ed" -B "$o/cmake" -G Ninja -DCMAKE_BUILD_TYPE=None \
       -DCMAKE_C_COMPILER="$o/cc" -DCMAKE_CXX_COMPILER="$o/cxx" \
       -DEXPAT_SHARED_LIBS=OFF -DEXPAT_BUILD_TESTS=ON -DEXPAT_BUILD_TOOLS=ON \
       -DEXPAT_BUILD_EXAMPLES=OFF -DEXPAT_BUILD_DOCS=OFF -DEXPAT_BUILD_PKGCONFIG=OFF \
       > "$o/cmake.log" 2>&1 || { echo "realworld: cmake of expat failed; see $o/cmake.log" >&2; exit 1; }
     cmake --build "$o/cmake" --target expat xmlwf runtests > "$o/build.log" 2>&1 \
       || { echo "realworld: expat build failed; see $o/build.log" >&2; tail -20 "$o/build.log" >&2; exit 1; }
-    logged "$o/build.log" "$o/cc" -I"$expat_dir/lib" -I"$o/cmake" -c "$bsrc" -o "$o/benchmark.o"
+    logged "$o/build.log" "$o/cc" -I"$ed/lib" -I"$o/cmake" -c "$ed/tests/benchmark/benchmark.c" -o "$o/benchmark.o"
     logged "$o/build.log" "$o/cc" "$o/benchmark.o" "$o/cmake/libexpat.a" -o "$o/benchmark" -lm
     ln -sf cmake/xmlwf/xmlwf "$o/xmlwf"
     ln -sf cmake/tests/runtests "$o/runtests"
