@@ -27,10 +27,12 @@ import datetime
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -41,6 +43,7 @@ VARIANTS = {
     "clang": ["plain", "plain-nojt", "retpoline", "dyncall", "pgo", "pgo-dyncall"],
     "gcc": ["plain", "plain-nojt", "retpoline", "dyncall"],
 }
+RUN_TIMEOUT = 300  # seconds per run: a hung build variant fails the bench, never hangs it
 RETPOLINE_VARIANTS = ["retpoline", "dyncall", "pgo", "pgo-dyncall"]
 
 
@@ -93,7 +96,16 @@ def run_cpu(argv, cwd):
             os.execv(argv[0], argv)
         finally:
             os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while True:
+        got, status, ru = os.wait4(pid, os.WNOHANG)
+        if got:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.wait4(pid, 0)
+            raise RuntimeError(f"{' '.join(argv)}: no exit after {RUN_TIMEOUT} s (killed)")
+        time.sleep(0.005)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit status {status}")
     return ru.ru_utime + ru.ru_stime
