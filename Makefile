@@ -6,12 +6,15 @@
 #                 last line: `N passed, N failed[, N skipped]`
 #   make build    configure (preset `default`, build/) and build everything
 #   make bench    run every bench/*.bench.sh (see bench/README.md)
+#   make realworld  SQLite and Expat from Debian's sources, every variant with
+#                 clang-19 and gcc-12, dyncall builds checked at full size
+#                 (docs/realworld.md; the benchmark: bench/realworld.bench.sh)
 #   make install PREFIX=/opt/dyncall
 #   make clean    remove build/ except the Python venv;  make distclean: all of it
 BUILD  := build
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo check bench install lint clean distclean
+.PHONY: all deps configure build demo check bench realworld install lint clean distclean
 
 all: build
 
@@ -33,12 +36,16 @@ check:
 bench: build
 	@scripts/bench.sh
 
+realworld: build
+	@scripts/realworld/verify.sh
+
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 lint: deps
 	@$(BUILD)/venv/bin/ruff check tools/dyncall-cc tools/dyncall-config scripts test/lit.cfg.py
-	@for f in scripts/*.sh .ci/run bench/*.sh; do bash -n $$f || exit 1; done
+	@$(BUILD)/venv/bin/ruff check --config rewriter/pyproject.toml scripts/realworld bench/realworld.py bench/realworld_callgrind.py
+	@for f in scripts/*.sh scripts/realworld/*.sh .ci/run bench/*.sh; do bash -n $$f || exit 1; done
 
 clean:
 	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name venv -exec rm -rf {} +; fi

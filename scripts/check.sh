@@ -36,6 +36,13 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 cmake --build "$build" || step_failed "build (cmake --build $build)"
 
+# The real-world programs (test/realworld): unmodified SQLite and Expat from
+# Debian's source archive, cached in $build/realworld/src. Never fails the
+# check: without them the test is UNSUPPORTED (the fetch says why).
+echo "check: scripts/realworld/fetch.sh"
+BUILD_DIR="$build" "$root/scripts/realworld/fetch.sh" \
+  || echo "check: real-world sources not available (test/realworld will be UNSUPPORTED)"
+
 rm -rf "$results"; mkdir -p "$results"
 export PATH="/usr/lib/llvm-19/bin:$build/bin:$venv/bin:$PATH"
 

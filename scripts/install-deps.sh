@@ -28,7 +28,7 @@ packages=(
   g++-aarch64-linux-gnu g++-powerpc64le-linux-gnu
   gcc-12-plugin-dev-aarch64-linux-gnu gcc-12-plugin-dev-powerpc64le-linux-gnu
   qemu-user cmake ninja-build python3 python3-venv python3-pip make
-  pkgconf
+  pkgconf tcl valgrind xz-utils libclang-rt-19-dev
 )
 
 say() { echo "install-deps: $*"; }

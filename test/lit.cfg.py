@@ -16,7 +16,9 @@
 # Features: x86_64, qemu-aarch64, qemu-ppc64le, gcc-plugin, gcc11-plugin,
 #   gcc-plugin-aarch64, gcc-plugin-ppc64le, dyncall-runtime-aarch64,
 #   dyncall-runtime-ppc64le, lld, lief, dyncall-clang-plugin,
-#   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff, clang-format, mypy.
+#   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff, clang-format, mypy,
+#   realworld-sources (SQLite and Expat unpacked by scripts/realworld/fetch.sh,
+#   which make check runs before lit).
 # The plugin and rewriter features follow the build's components (top-level
 # DYNCALL_ENABLE_LLVM/GCC/REWRITER): the tests of a component not built are
 # UNSUPPORTED.
@@ -155,6 +157,8 @@ if "rewriter" in components and have(os.path.join(bindir, "dyncall-rewrite")):
     features.add("dyncall-rewrite")
 if have(os.path.join(llvm_bin, "ld.lld")) or shutil.which("ld.lld-" + config.llvm_version_major):
     features.add("lld")
+if all(have(os.path.join(build, "realworld", "src", p, ".unpacked")) for p in ("sqlite3", "expat")):
+    features.add("realworld-sources")
 if have(os.path.join(venv_bin, "ruff")):
     features.add("ruff")
 if shutil.which("clang-format-" + config.llvm_version_major):

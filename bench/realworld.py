@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Real-world benchmark: SQLite and Expat in six builds (bench/README.md, docs/realworld.md).
+
+    realworld.py [--compilers clang-19,gcc-12] [--rounds 5] [--sqlite-size 100]
+                 [--xml-mb 4] [--bench-loops 10] [--no-build] [--no-callgrind]
+                 [--json FILE]
+
+For each program and compiler the variants (plain, plain-nojt, retpoline,
+dyncall, and with Clang pgo, pgo-dyncall; scripts/realworld/build.sh) run
+INTERLEAVED: round r runs every (workload, compiler, variant) once, in a
+fixed order, before round r+1. Each run's cost is the CPU time of the child
+(user + sys from os.wait4). Printed: the median and the inter-quartile range
+per variant, the share of the indirect-call overhead dyncall recovers,
+
+    recovered = (T_retpoline - T_dyncall) / (T_retpoline - T_plain_nojt)
+    recovered (pgo) = (T_pgo - T_pgo_dyncall) / (T_pgo - T_plain_nojt)
+
+(n/a when the denominator is not positive), and the dynamic retpoline
+executions left (callgrind --dump-instr=yes and the bytes of the executable
+mappings saved at exit, bench/realworld_execdump.c; deterministic;
+bench/realworld_callgrind.py) in
+% of the retpoline build's, on smaller inputs (callgrind is ~50x slower).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import realworld_callgrind  # noqa: E402  (bench/ is not a package)
+
+VARIANTS = {
+    "clang": ["plain", "plain-nojt", "retpoline", "dyncall", "pgo", "pgo-dyncall"],
+    "gcc": ["plain", "plain-nojt", "retpoline", "dyncall"],
+}
+RUN_TIMEOUT = 300  # seconds per run: a hung build variant fails the bench, never hangs it
+RETPOLINE_VARIANTS = ["retpoline", "dyncall", "pgo", "pgo-dyncall"]
+
+
+def kind(compiler):
+    return "clang" if compiler.startswith("clang") else "gcc"
+
+
+def workloads(a, data):
+    """name -> (program dir, function(variant dir, scratch) -> argv)."""
+    return {
+        "sqlite speedtest1": (
+            "sqlite",
+            lambda d, s, size=a.sqlite_size: [os.path.join(d, "sqlite", "speedtest1"), "--size", str(size)],
+        ),
+        "expat benchmark": (
+            "expat",
+            lambda d, s, loops=a.bench_loops: [
+                os.path.join(d, "expat", "benchmark"),
+                data["xml"],
+                "4096",
+                str(loops),
+            ],
+        ),
+        "expat xmlwf -d": ("expat", lambda d, s: [os.path.join(d, "expat", "xmlwf"), "-d", s, data["xml"]]),
+    }
+
+
+def cg_workloads(data):
+    """The callgrind inputs: the same programs, smaller."""
+    return {
+        "sqlite speedtest1": lambda d, s: [os.path.join(d, "sqlite", "speedtest1"), "--size", "10"],
+        "expat benchmark": lambda d, s: [
+            os.path.join(d, "expat", "benchmark"),
+            data["xml_small"],
+            "4096",
+            "1",
+        ],
+        "expat xmlwf -d": lambda d, s: [os.path.join(d, "expat", "xmlwf"), "-d", s, data["xml_small"]],
+    }
+
+
+def run_cpu(argv, cwd):
+    """CPU seconds (user + sys) of the child; raises on failure."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.chdir(cwd)
+            fd = os.open(os.devnull, os.O_RDWR)
+            os.dup2(fd, 1)
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while True:
+        got, status, ru = os.wait4(pid, os.WNOHANG)
+        if got:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.wait4(pid, 0)
+            raise RuntimeError(f"{' '.join(argv)}: no exit after {RUN_TIMEOUT} s (killed)")
+        time.sleep(0.005)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit status {status}")
+    return ru.ru_utime + ru.ru_stime
+
+
+def quartiles(xs):
+    if len(xs) < 2:
+        return xs[0], xs[0], xs[0]
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return q[0], statistics.median(xs), q[2]
+
+
+def share(t_base, t_new, t_floor):
+    den = t_base - t_floor
+    return None if den <= 0 else (t_base - t_new) / den
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--compilers", default="clang-19,gcc-12")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--sqlite-size", type=int, default=100)
+    ap.add_argument("--xml-mb", type=float, default=4)
+    ap.add_argument("--bench-loops", type=int, default=10)
+    ap.add_argument("--workloads", default="", help="comma-separated subset (by prefix)")
+    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--no-callgrind", action="store_true")
+    ap.add_argument("--build-dir", default=os.environ.get("BUILD_DIR", os.path.join(ROOT, "build")))
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    build = os.path.abspath(a.build_dir)
+    rw = os.path.join(build, "realworld")
+    compilers = [c for c in a.compilers.split(",") if c]
+    env = dict(os.environ, BUILD_DIR=build)
+
+    if not a.no_build:
+        for c in compilers:
+            for v in VARIANTS[kind(c)]:
+                r = subprocess.run(
+                    [os.path.join(ROOT, "scripts", "realworld", "build.sh"), v, c],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    check=False,
+                )
+                if r.returncode == 3:
+                    print("realworld: sources not available (see scripts/realworld/fetch.sh); no benchmark")
+                    return 0
+                if r.returncode:
+                    sys.exit(f"realworld: build of {c}/{v} failed")
+
+    data_dir = os.path.join(rw, "data")
+    os.makedirs(data_dir, exist_ok=True)
+    data = {
+        "xml": os.path.join(data_dir, f"bench-{a.xml_mb:g}mb.xml"),
+        "xml_small": os.path.join(data_dir, "bench-1mb.xml"),
+    }
+    for path, mb in ((data["xml"], a.xml_mb), (data["xml_small"], 1)):
+        if not os.path.exists(path):
+            subprocess.run(
+                [sys.executable, os.path.join(ROOT, "scripts", "realworld", "genxml.py"), path, str(mb)],
+                check=True,
+            )
+    wl = workloads(a, data)
+    if a.workloads:
+        keep = a.workloads.split(",")
+        wl = {k: v for k, v in wl.items() if any(k.startswith(p) for p in keep)}
+
+    jobs = [(w, c, v) for w in wl for c in compilers for v in VARIANTS[kind(c)]]
+    times = {j: [] for j in jobs}
+    with tempfile.TemporaryDirectory(prefix="realworld-bench-") as scratch:
+        for r in range(a.rounds):
+            for w, c, v in jobs:
+                s = os.path.join(scratch, "run")
+                shutil.rmtree(s, ignore_errors=True)
+                os.makedirs(s)
+                times[(w, c, v)].append(run_cpu(wl[w][1](os.path.join(rw, c, v), s), s))
+            print(f"realworld: round {r + 1}/{a.rounds} done", file=sys.stderr)
+
+        retp = {}
+        if not a.no_callgrind and shutil.which("valgrind"):
+            execdump = os.path.join(rw, "realworld_execdump.so")
+            cc = ["clang-19", "-O2", "-shared", "-fPIC", os.path.join(HERE, "realworld_execdump.c")]
+            subprocess.run([*cc, "-o", execdump, "-ldl"], check=True)
+            cgw = cg_workloads(data)
+            for w, c, v in jobs:
+                if v not in RETPOLINE_VARIANTS or w not in cgw:
+                    continue
+                s = os.path.join(scratch, "cg")
+                shutil.rmtree(s, ignore_errors=True)
+                os.makedirs(s)
+                out = os.path.join(s, "callgrind.out")
+                dump = os.path.join(s, "exec.dump")
+                argv = [
+                    "env",
+                    f"LD_PRELOAD={execdump}",
+                    f"REALWORLD_EXECDUMP={dump}",
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--dump-instr=yes",
+                    # The runtime patches code in place: without this
+                    # valgrind keeps running its stale translations.
+                    "--smc-check=all",
+                    f"--callgrind-out-file={out}",
+                    *cgw[w](os.path.join(rw, c, v), os.path.join(s, "o")),
+                ]
+                os.makedirs(os.path.join(s, "o"))
+                subprocess.run(argv, cwd=s, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                retp[(w, c, v)] = realworld_callgrind.count(out, dump)["total"]
+
+    rows = []
+    for w in wl:
+        for c in compilers:
+            med = {}
+            for v in VARIANTS[kind(c)]:
+                q1, m, q3 = quartiles(times[(w, c, v)])
+                med[v] = m
+                base = retp.get((w, c, "retpoline"))
+                left = retp.get((w, c, v))
+                left_pct = (100.0 * left / base) if base and left is not None else None
+                rows.append(
+                    {
+                        "workload": w,
+                        "compiler": c,
+                        "variant": v,
+                        "median_s": m,
+                        "iqr_s": q3 - q1,
+                        "runs_s": times[(w, c, v)],
+                        "retpolines": left,
+                        "retpolines_left_pct": left_pct,
+                    }
+                )
+            for row in rows[-len(VARIANTS[kind(c)]) :]:
+                if row["variant"] == "dyncall":
+                    row["recovered"] = share(med["retpoline"], med["dyncall"], med["plain-nojt"])
+                if row["variant"] == "pgo-dyncall":
+                    row["recovered"] = share(med["pgo"], med["pgo-dyncall"], med["plain-nojt"])
+
+    commit = subprocess.run(
+        ["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    print(
+        f"realworld: {a.rounds} interleaved rounds, CPU time (user+sys) median [IQR]; "
+        f"sqlite speedtest1 --size {a.sqlite_size}; expat benchmark {a.xml_mb:g} MB x {a.bench_loops}, "
+        f"xmlwf -d {a.xml_mb:g} MB; retpolines: callgrind, speedtest1 --size 10 / 1 MB"
+    )
+    print(f"commit {commit}")
+    hdr = (
+        f"{'workload':<18} {'compiler':<9} {'variant':<12} {'median s':>9} {'IQR s':>7} "
+        f"{'vs retp':>8} {'recovered':>9} {'retpolines left':>16}"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for row in rows:
+        base = next(
+            r["median_s"]
+            for r in rows
+            if r["workload"] == row["workload"]
+            and r["compiler"] == row["compiler"]
+            and r["variant"] == "retpoline"
+        )
+        rec = row.get("recovered")
+        rec_s = "" if "recovered" not in row else ("n/a" if rec is None else f"{100 * rec:.0f}%")
+        left = row["retpolines_left_pct"]
+        left_s = "" if left is None else f"{left:.1f}% ({row['retpolines']:,})"
+        print(
+            f"{row['workload']:<18} {row['compiler']:<9} {row['variant']:<12} "
+            f"{row['median_s']:>9.3f} {row['iqr_s']:>7.3f} {row['median_s'] / base:>7.2f}x "
+            f"{rec_s:>9} {left_s:>16}"
+        )
+    out = a.json or os.path.join(rw, "bench.json")
+    with open(out, "w") as f:
+        json.dump(
+            {
+                "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                "commit": commit,
+                "rounds": a.rounds,
+                "sqlite_size": a.sqlite_size,
+                "xml_mb": a.xml_mb,
+                "bench_loops": a.bench_loops,
+                "rows": rows,
+            },
+            f,
+            indent=1,
+        )
+    print(f"realworld: JSON in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

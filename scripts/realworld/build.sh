@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# Build SQLite (speedtest1 + sqlite3.c) and Expat (libexpat, xmlwf,
+# tests/benchmark, runtests) in one variant with one compiler:
+#
+#   scripts/realworld/build.sh VARIANT COMPILER [sqlite|expat]...
+#
+# VARIANT   plain        -O2
+#           plain-nojt   -O2 -fno-jump-tables
+#           retpoline    -O2 + retpolines (clang: -mretpoline; gcc: -mindirect-branch=thunk)
+#           dyncall      retpoline + build/bin/dyncall-cc + the annotated copy (annotate.py)
+#           pgo          clang only: retpoline + -fprofile-use (profile of the pgo-gen build)
+#           pgo-dyncall  clang only: dyncall + the same profile
+#           pgo-gen      clang only: the instrumented build (-fprofile-generate) pgo uses
+# COMPILER  clang-19 | gcc-12
+#
+# Output: build/realworld/<compiler>/<variant>/{sqlite/speedtest1, expat/xmlwf/xmlwf,
+# expat/tests/runtests, expat/benchmark}. Incremental: a program is rebuilt only
+# when its inputs (sources, flags, the plugins for dyncall variants) changed.
+# Fetches the sources first (fetch.sh); exit 3 when they cannot be fetched.
+# Environment: BUILD_DIR (default build).
+set -euo pipefail
+shopt -s inherit_errexit
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+export BUILD_DIR=$build
+rw=$build/realworld
+
+usage() { echo "usage: $0 VARIANT COMPILER [sqlite|expat]..." >&2; exit 2; }
+[ $# -ge 2 ] || usage
+variant=$1 compiler=$2; shift 2
+programs=("$@"); [ ${#programs[@]} -gt 0 ] || programs=(sqlite expat)
+say() { echo "realworld-build[$compiler/$variant]: $*"; }
+
+case $compiler in
+  clang-*) kind=clang; retpoline=(-mretpoline) ;;
+  gcc-*) kind=gcc; retpoline=(-mindirect-branch=thunk) ;;
+  *) echo "realworld: unknown compiler '$compiler' (clang-19 or gcc-12)" >&2; exit 2 ;;
+esac
+command -v "$compiler" >/dev/null || { echo "realworld: $compiler not found" >&2; exit 2; }
+case $variant in
+  plain|plain-nojt|retpoline|dyncall) ;;
+  pgo|pgo-dyncall|pgo-gen)
+    [ $kind = clang ] || { echo "realworld: variant $variant is Clang-only (IR PGO)" >&2; exit 2; } ;;
+  *) usage ;;
+esac
+
+"$here/fetch.sh" || exit $?
+src_sqlite=$rw/src/sqlite3
+src_expat=$rw/src/expat/expat
+out=$rw/$compiler/$variant
+mkdir -p "$out"
+
+# --- the amalgamation (generated once from the unmodified tree) -----------------
+amal=$rw/sqlite3-amalgamation
+if [ ! -f "$amal/sqlite3.c" ]; then
+  say "generating the SQLite amalgamation (configure && make sqlite3.c)"
+  rm -rf "$amal"; mkdir -p "$amal/tree"
+  (cd "$amal/tree" && "$src_sqlite/configure" --disable-tcl > ../configure.log 2>&1 \
+     && make sqlite3.c > ../make.log 2>&1) \
+    || { echo "realworld: generating sqlite3.c failed; see $amal/*.log" >&2; exit 1; }
+  cp "$amal/tree/sqlite3.c" "$amal/tree/sqlite3.h" "$amal/"
+fi
+
+# --- the annotated copy -------------------------------------------------------------
+dyncall=0
+case $variant in dyncall|pgo-dyncall) dyncall=1 ;; esac
+if [ $dyncall = 1 ]; then
+  "$here/annotate.py" --build "$build" --compiler "$compiler"
+  sqlite_dir=$rw/annotated/$compiler/sqlite3 expat_dir=$rw/annotated/$compiler/expat
+else
+  sqlite_dir=$amal expat_dir=$src_expat
+fi
+
+# IR PGO names a static function "<source path>;<name>", so the profile of
+# pgo-gen (plain sources) only applies to the functions of pgo-dyncall
+# (annotated copy) when both are compiled through the same path: the PGO
+# variants compile through the symlink build/realworld/pgo-src/<compiler>/<program>,
+# pointed at the plain or the annotated tree just before the build (so PGO
+# builds of one compiler must not run concurrently).
+pgo_path() {  # pgo_path PROGRAM DIR: print the path to compile DIR through
+  case $variant in
+    pgo|pgo-dyncall|pgo-gen)
+      local link=$rw/pgo-src/$compiler/$1
+      mkdir -p "$(dirname "$link")"
+      ln -sfn "$2" "$link"
+      echo "$link" ;;
+    *) echo "$2" ;;
+  esac
+}
+
+# --- the compiler wrapper of this variant ------------------------------------------
+flags=(-O2)
+case $variant in
+  plain) ;;
+  plain-nojt) flags+=(-fno-jump-tables) ;;
+  retpoline|dyncall) flags+=("${retpoline[@]}") ;;
+  pgo-gen) flags+=("${retpoline[@]}" "-fprofile-generate=$out/profiles") ;;
+  pgo|pgo-dyncall) flags+=("${retpoline[@]}") ;;  # + -fprofile-use per program
+esac
+cxx=${compiler/clang-/clang++-}; cxx=${cxx/gcc-/g++-}
+front=(); [ $dyncall = 1 ] && front=("$build/bin/dyncall-cc")
+write_wrapper() {  # write_wrapper FILE COMPILER EXTRA...: rewritten only on change
+  local file=$1 cc=$2; shift 2
+  local text
+  text="#!/bin/sh
+# $compiler/$variant compiler of scripts/realworld/build.sh
+exec $(printf '%q ' "${front[@]}" "$cc" "${flags[@]}" "$@")\"\$@\""
+  if [ ! -f "$file" ] || [ "$(cat "$file")" != "$text" ]; then
+    printf '%s\n' "$text" > "$file"; chmod +x "$file"
+  fi
+}
+
+# Inputs whose change means "rebuild": the wrappers, this script, and for
+# dyncall variants the plugins and dyncall-cc.
+deps=("$here/build.sh")
+if [ $dyncall = 1 ]; then
+  deps+=("$build/bin/dyncall-cc" "$build"/lib/dyncall/*.so)
+fi
+stale() {  # stale STAMP FILE...: true if STAMP is missing or older than a FILE
+  local stamp=$1; shift
+  [ -f "$stamp" ] || return 0
+  local f
+  for f in "$@" "${deps[@]}"; do [ "$f" -nt "$stamp" ] && return 0; done
+  return 1
+}
+
+logged() {  # logged LOG CMD...: run CMD, its output appended to LOG; on failure show it
+  local log=$1; shift
+  echo "+ $*" >> "$log"
+  "$@" >> "$log" 2>&1 || { echo "realworld: failed: $*" >&2; tail -30 "$log" >&2; exit 1; }
+}
+
+profile() {  # profile PROGRAM: the merged profile of the pgo-gen build (made if needed)
+  local prog=$1 gen=$rw/$compiler/pgo-gen
+  local pd=$gen/$prog.profdata
+  if [ ! -f "$pd" ] || [ "$gen/.built-$prog" -nt "$pd" ] || [ "$here/train.sh" -nt "$pd" ]; then
+    BUILD_DIR=$build "$here/build.sh" pgo-gen "$compiler" "$prog" >&2
+    "$here/train.sh" "$compiler" "$prog" >&2
+  fi
+  echo "$pd"
+}
+
+build_sqlite() {
+  local o=$out/sqlite extra=()
+  mkdir -p "$o"
+  if [ "$variant" = pgo ] || [ "$variant" = pgo-dyncall ]; then
+    local pd; pd=$(profile sqlite) || exit 1
+    extra=("-fprofile-use=$pd" -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled)
+  fi
+  write_wrapper "$o/cc" "$compiler" "${extra[@]}"
+  # speedtest1.c of the same release, from the tree (not in the amalgamation).
+  local st=$src_sqlite/test/speedtest1.c
+  [ $dyncall = 1 ] && st=$sqlite_dir/speedtest1.c
+  if stale "$o/.built" "$o/cc" "$sqlite_dir/sqlite3.c" "$st" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
+    say "sqlite: compiling sqlite3.c and speedtest1"
+    local sd; sd=$(pgo_path sqlite "$sqlite_dir")
+    local def=(-DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_MATH_FUNCTIONS -I"$sd")
+    rm -f "$o/build.log"
+    logged "$o/build.log" "$o/cc" "${def[@]}" -c "$sd/sqlite3.c" -o "$o/sqlite3.o"
+    logged "$o/build.log" "$o/cc" "${def[@]}" -c "$st" -o "$o/speedtest1.o"
+    logged "$o/build.log" "$o/cc" "$o/speedtest1.o" "$o/sqlite3.o" -o "$o/speedtest1" -lpthread -ldl -lm
+    touch "$o/.built"
+  fi
+  [ "$variant" = pgo-gen ] && touch "$out/.built-sqlite"
+  return 0
+}
+
+build_expat() {
+  local o=$out/expat extra=()
+  mkdir -p "$o"
+  if [ "$variant" = pgo ] || [ "$variant" = pgo-dyncall ]; then
+    local pd; pd=$(profile expat) || exit 1
+    extra=("-fprofile-use=$pd" -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled)
+  fi
+  write_wrapper "$o/cc" "$compiler" "${extra[@]}"
+  write_wrapper "$o/cxx" "$cxx" "${extra[@]}"
+  local bsrc=$expat_dir/tests/benchmark/benchmark.c
+  if stale "$o/.built" "$o/cc" "$expat_dir/lib/xmlparse.c" "$expat_dir/lib/xmltok.c" \
+      "$expat_dir/lib/xmlrole.c" "$bsrc" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
+    say "expat: cmake build (libexpat, xmlwf, runtests) and tests/benchmark"
+    rm -rf "$o/cmake"
+    local ed; ed=$(pgo_path expat "$expat_dir")
+    cmake -S "$ed" -B "$o/cmake" -G Ninja -DCMAKE_BUILD_TYPE=None \
+      -DCMAKE_C_COMPILER="$o/cc" -DCMAKE_CXX_COMPILER="$o/cxx" \
+      -DEXPAT_SHARED_LIBS=OFF -DEXPAT_BUILD_TESTS=ON -DEXPAT_BUILD_TOOLS=ON \
+      -DEXPAT_BUILD_EXAMPLES=OFF -DEXPAT_BUILD_DOCS=OFF -DEXPAT_BUILD_PKGCONFIG=OFF \
+      > "$o/cmake.log" 2>&1 || { echo "realworld: cmake of expat failed; see $o/cmake.log" >&2; exit 1; }
+    cmake --build "$o/cmake" --target expat xmlwf runtests > "$o/build.log" 2>&1 \
+      || { echo "realworld: expat build failed; see $o/build.log" >&2; tail -20 "$o/build.log" >&2; exit 1; }
+    logged "$o/build.log" "$o/cc" -I"$ed/lib" -I"$o/cmake" -c "$ed/tests/benchmark/benchmark.c" -o "$o/benchmark.o"
+    logged "$o/build.log" "$o/cc" "$o/benchmark.o" "$o/cmake/libexpat.a" -o "$o/benchmark" -lm
+    ln -sf cmake/xmlwf/xmlwf "$o/xmlwf"
+    ln -sf cmake/tests/runtests "$o/runtests"
+    touch "$o/.built"
+  fi
+  [ "$variant" = pgo-gen ] && touch "$out/.built-expat"
+  return 0
+}
+
+# The exit reporter (dyncall_report.c) of the dyncall variants.
+if [ $dyncall = 1 ]; then
+  rep=$rw/dyncall-report.so
+  if [ ! -f "$rep" ] || [ "$here/dyncall_report.c" -nt "$rep" ] || [ "$build/lib/libdyncall.so" -nt "$rep" ]; then
+    "$compiler" -O2 -shared -fPIC -I"$root/include" "$here/dyncall_report.c" -o "$rep" \
+      -L"$build/lib" -ldyncall -Wl,-rpath,"$build/lib" -ldl
+  fi
+fi
+
+for p in "${programs[@]}"; do
+  case $p in
+    sqlite) build_sqlite ;;
+    expat) build_expat ;;
+    *) usage ;;
+  esac
+done

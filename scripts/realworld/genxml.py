@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Write a deterministic XML document of about SIZE_MB megabytes for the Expat
+workloads of the real-world builds (tests/benchmark, xmlwf -d).
+
+    genxml.py OUT [SIZE_MB]     (default 4)
+
+The document mixes what a parser meets in practice: nested elements with
+attributes, namespaces, character data with character and entity references,
+comments, CDATA sections and processing instructions. Same bytes on every run
+(a fixed linear congruential generator, no random module state).
+"""
+
+import sys
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: genxml.py OUT [SIZE_MB]")
+    out = sys.argv[1]
+    size = int(float(sys.argv[2] if len(sys.argv) == 3 else 4) * 1024 * 1024)
+    seed = 12345
+
+    def rnd(n):
+        nonlocal seed
+        seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
+        return (seed >> 8) % n
+
+    words = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "zeta",
+        "eta",
+        "theta",
+        "iota",
+        "kappa",
+        "lambda",
+        "mu",
+        "nu",
+        "xi",
+        "omicron",
+        "pi",
+        "rho",
+        "sigma",
+        "tau",
+        "upsilon",
+        "phi",
+        "chi",
+        "psi",
+        "omega",
+    ]
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n',
+        (
+            '<!DOCTYPE catalog [\n  <!ENTITY co "Example Company &amp; Sons">\n'
+            '  <!ENTITY note "entity text">\n]>\n'
+        ),
+        '<catalog xmlns="urn:example:catalog" xmlns:x="urn:example:extra">\n',
+    ]
+    total = sum(len(p) for p in parts)
+    i = 0
+    while total < size:
+        i += 1
+        w = [words[rnd(len(words))] for _ in range(12)]
+        rec = [
+            f'  <item id="i{i}" kind="{w[0]}" x:rank="{rnd(1000)}">\n',
+            f'    <name lang="en">{w[1].title()} {w[2]} &amp; {w[3]}</name>\n',
+            f'    <price currency="EUR">{rnd(10000) / 100:.2f}</price>\n',
+            f"    <desc>{' '.join(w[4:10])} &lt;{w[10]}&gt; &#x{0x41 + rnd(26):X}; &co;</desc>\n",
+        ]
+        if i % 7 == 0:
+            rec.append(f"    <!-- comment {i}: {w[11]} -->\n")
+        if i % 11 == 0:
+            rec.append(f"    <raw><![CDATA[{w[5]} < {w[6]} && {w[7]} > {w[8]}]]></raw>\n")
+        if i % 13 == 0:
+            rec.append(f'    <?proc {w[9]}="{i}"?>\n')
+        tags = "".join(f'<x:tag v="{t}"/>' for t in w[:4])
+        rec.append(f"    <x:tags>{tags}</x:tags>\n")
+        rec.append("  </item>\n")
+        for p in rec:
+            parts.append(p)
+            total += len(p)
+    parts.append("</catalog>\n")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write("".join(parts))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The training run of the Clang IR PGO variants: run the instrumented
+# (pgo-gen) build of PROGRAM on a training workload and merge its profile:
+#
+#   scripts/realworld/train.sh COMPILER sqlite|expat
+#
+# sqlite: speedtest1 --size 20;  expat: tests/benchmark and xmlwf -d on a
+# generated 1 MB document (smaller than the 4 MB benchmark input).
+# Output: build/realworld/<compiler>/pgo-gen/<program>.profdata (llvm-profdata-19 merge).
+# The same profile is used by the pgo and pgo-dyncall variants.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+[ $# = 2 ] || { echo "usage: $0 COMPILER sqlite|expat" >&2; exit 2; }
+compiler=$1 prog=$2
+gen=$build/realworld/$compiler/pgo-gen
+major=${compiler#clang-}
+profdata=llvm-profdata-$major
+raw=$gen/profiles/$prog
+rm -rf "$raw"; mkdir -p "$raw"
+export LLVM_PROFILE_FILE=$raw/%p.profraw
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+case $prog in
+  sqlite)
+    (cd "$work" && "$gen/sqlite/speedtest1" --size 20 > /dev/null) ;;
+  expat)
+    "$here/genxml.py" "$work/train.xml" 1
+    "$gen/expat/benchmark" "$work/train.xml" 4096 3 > /dev/null
+    mkdir -p "$work/out"
+    "$gen/expat/xmlwf" -d "$work/out" "$work/train.xml" ;;
+  *) echo "train: unknown program $prog" >&2; exit 2 ;;
+esac
+"$profdata" merge -o "$gen/$prog.profdata" "$raw"/*.profraw
+echo "realworld-train[$compiler]: $gen/$prog.profdata"
