@@ -26,6 +26,7 @@ import numpy as np
 from dyncall_rewrite import abi
 from dyncall_rewrite.arch import CodeFacts
 from dyncall_rewrite.elf import Image
+from dyncall_rewrite.landing import targets_ok
 from dyncall_rewrite.model import MAX_FUNC_SPAN, OP_JMP, Analysis, SiteColumns, key_context
 from dyncall_rewrite.tables import Key, Table
 from dyncall_rewrite.vec import gather, isin_sorted, le_bytes, unique_inverse
@@ -319,6 +320,7 @@ def relax_columns(img: Image, an: Analysis, opts: object) -> ColumnRelax | None:
         can &= const | (init if opts.resolve_initializers else False)  # type: ignore[attr-defined]
         can &= ~isin_sorted(tg, np.sort(cols.tramp))  # a key holding a trampoline: left to the runtime
         can &= img.file_offsets(tg, 1, exec_only=True) >= 0
+        can &= targets_ok(img, fl, tg)  # landing pads kept (landing.py)
         can &= hooks.branch_in_range(cols.tramp, tg)
         ssz = be.site_size
         can &= ~_straddles(img, cols.tramp, ssz)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dyncall_rewrite import abi
+from dyncall_rewrite import abi, landing
 from dyncall_rewrite.arch import Backend, CodeFacts
 from dyncall_rewrite.check import check
 from dyncall_rewrite.columns import ColumnRelax, Writes, relax_columns
@@ -585,7 +585,7 @@ def _resolve(img: Image, an: Analysis, res: RelaxResult, info: SiteInfo) -> bool
     e = info.entry
     target = info.target
     assert target is not None and info.tramp is not None
-    if not img.is_exec(target):
+    if not img.is_exec(target) or not landing.target_ok(img, e.flags, target):
         return False
     tramp_new = be.encode_branch("jmp", e.tramp, target)
     if tramp_new is None or _straddles(img, e.tramp, len(tramp_new)):
