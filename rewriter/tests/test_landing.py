@@ -57,9 +57,20 @@ def test_relax_keeps_landing_pads(tmp_path, cc: str) -> None:
     out = tmp_path / "prog"
     # --dyncall-no-rewrite: the file as linked, relaxed here in-process
     subprocess.run(
-        [DCC, cc, "--dyncall-no-rewrite", "-O2", "-fcf-protection=branch",
-         str(tmp_path / "main.c"), str(tmp_path / "keys.c"), "-o", str(out)],
-        check=True, capture_output=True, text=True,
+        [
+            DCC,
+            cc,
+            "--dyncall-no-rewrite",
+            "-O2",
+            "-fcf-protection=branch",
+            str(tmp_path / "main.c"),
+            str(tmp_path / "keys.c"),
+            "-o",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     for columns in (True, False):
         img = Image.load(str(out))
