@@ -100,6 +100,10 @@ enum dyncall_status {
 				      * its target: the store was NOT done
 				      * (see "When patching becomes
 				      * impossible" above)                  */
+	DYNCALL_ERR_UNSUPPORTED = -12, /* not supported on this arch yet    */
+	DYNCALL_ERR_NOFN = -13,      /* not a patchable function (no
+				      * __patchable_function_entries entry) */
+	DYNCALL_ERR_NOHOOK = -14,    /* no such handler on that function     */
 };
 
 /* The state of a site (what its patchable branches currently do). */
@@ -204,6 +208,103 @@ int dyncall_status(void);
 const char *dyncall_status_string(void);
 /* "MAJOR.MINOR.PATCH" */
 const char *dyncall_version(void);
+
+/*
+ * Function-entry patching (docs/prologues.md).  A function built with a
+ * patchable prologue (dyncall-cc --dyncall-prologues, or one by one with
+ * DYNCALL_PATCHABLE) runs a few NOPs and nothing else until it is hooked
+ * (handlers run on entry, then its body) or redirected (every caller
+ * reaches another function instead: live patching).  x86_64 only for now:
+ * elsewhere every call returns DYNCALL_ERR_UNSUPPORTED.
+ *
+ *	int parse(const char *s) DYNCALL_PATCHABLE;
+ *	dyncall_fn_hook(parse, count_calls, &counter);
+ *	dyncall_fn_redirect(parse, parse_v2);
+ *	dyncall_fn_restore(parse);
+ *
+ * A refused patch (unexpected bytes, text not writable, no membarrier)
+ * returns a status and leaves the function running its original code.
+ * These functions take the runtime lock; unlike the rest of the API they
+ * must not be called from a signal handler (they look up modules with
+ * dl_iterate_phdr).
+ */
+#if defined(__x86_64__)
+/* 24 pre-entry bytes (the ops slot and the out-of-line jump), 5 NOPs at
+ * the entry: the layout of dyncall-cc --dyncall-prologues. */
+#define DYNCALL_PATCHABLE_N 29
+#define DYNCALL_PATCHABLE_M 24
+#endif
+#if defined(DYNCALL_PATCHABLE_N) && defined(__has_attribute)
+#if __has_attribute(patchable_function_entry)
+#define DYNCALL_PATCHABLE \
+	__attribute__((patchable_function_entry(DYNCALL_PATCHABLE_N, \
+						DYNCALL_PATCHABLE_M), \
+		       aligned(8)))
+#define DYNCALL_NOT_PATCHABLE __attribute__((patchable_function_entry(0, 0)))
+#endif
+#endif
+#ifndef DYNCALL_PATCHABLE
+#define DYNCALL_PATCHABLE /* no patchable prologues here */
+#endif
+#ifndef DYNCALL_NOT_PATCHABLE
+#define DYNCALL_NOT_PATCHABLE
+#endif
+
+/* The registers a handler sees and may change: the integer argument
+ * registers in ABI order (x86_64: rdi, rsi, rdx, rcx, r8, r9), rax (the
+ * vector-register count of a variadic call), the caller's return address,
+ * and the low 128 bits of the vector argument registers (xmm0..7).
+ * Changes to arg[], rax and vec[] are what the function then receives. */
+struct dyncall_regs {
+	__UINT64_TYPE__ arg[6];
+	__UINT64_TYPE__ rax;
+	__UINT64_TYPE__ ret;
+	__UINT64_TYPE__ vec[8][2];
+};
+
+/* A handler: the hooked function, its caller's return address, the data
+ * given to dyncall_fn_hook, the argument registers.  Runs before the body,
+ * on the calling thread, at most once per call; a hooked function it calls
+ * (directly or not) runs without handlers (a per-thread guard). */
+typedef void (*dyncall_fn_handler)(void *fn, void *ret, void *data,
+				   struct dyncall_regs *regs);
+
+#define DYNCALL_FN_MAX_HANDLERS 16 /* handlers on one function */
+
+/* Add handler (with data) to fn's handlers, after those already there;
+ * the same handler twice is DYNCALL_ERR_INVAL. */
+int dyncall_fn_hook(void *fn, dyncall_fn_handler handler, void *data);
+/* Remove it (DYNCALL_ERR_NOHOOK if fn has no such handler). */
+int dyncall_fn_unhook(void *fn, dyncall_fn_handler handler);
+/* Every call of fn runs target instead (after fn's handlers, if any). */
+int dyncall_fn_redirect(void *fn, void *target);
+/* fn back to its original code: no redirect, no handlers, NOPs again. */
+int dyncall_fn_restore(void *fn);
+/* A callable pointer to fn's original body (skips its patchable entry:
+ * what a redirect target calls to reach the original).  NULL if fn is
+ * not a patchable function. */
+void *dyncall_fn_original(void *fn);
+/* The patchable function named `name` (symbol tables of the loaded
+ * modules, the main program first), or NULL. */
+void *dyncall_fn_find(const char *name);
+/* The same changes for n functions with one core synchronization per
+ * phase for the whole batch.  Return the first error, after doing all
+ * they can. */
+int dyncall_fn_hook_batch(void *const *fns, __SIZE_TYPE__ n,
+			  dyncall_fn_handler handler, void *data);
+int dyncall_fn_unhook_batch(void *const *fns, __SIZE_TYPE__ n,
+			    dyncall_fn_handler handler);
+int dyncall_fn_restore_batch(void *const *fns, __SIZE_TYPE__ n);
+
+struct dyncall_fn_info {
+	const char *name;     /* symbol name, or NULL                         */
+	const void *fn;
+	unsigned nhandlers;
+	const void *redirect; /* target, or NULL                              */
+	int patched;          /* the entry currently leaves the NOPs          */
+	int status;           /* DYNCALL_OK or why it cannot be patched       */
+};
+int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
 
 #ifdef __cplusplus
 }

@@ -193,6 +193,8 @@ void dc_batch_add(struct dc_batch *b, struct dc_point *p, uintptr_t want,
 int dc_batch_run(struct dc_batch *b) DC_HIDDEN;
 int dc_sync_cores(void) DC_HIDDEN;
 int dc_text_write(uintptr_t addr, const void *bytes, size_t len) DC_HIDDEN;
+struct arch_step;
+size_t dc_text_steps(const struct arch_step *s, size_t n, bool *ok) DC_HIDDEN;
 void dc_text_begin(void) DC_HIDDEN;
 void dc_text_end(void) DC_HIDDEN;
 bool dc_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;

@@ -942,3 +942,68 @@ out:
 	batch_release(b);
 	return b->status;
 }
+
+/*
+ * Stores on live text outside the branch machinery (function-entry
+ * patching, prologue.c): every step through the preferred writer, atomic
+ * ones as one aligned word (do_step), the pages left to the last resort
+ * opened once for all of them.  No core synchronization: the caller orders
+ * its phases with dc_sync_cores().  Returns the number of steps refused;
+ * ok[i] says which (NULL: not wanted).
+ */
+size_t dc_text_steps(const struct arch_step *s, size_t n, bool *ok)
+{
+	uintptr_t stackbuf[3 * 16], *pages = stackbuf, *lo, *hi;
+	uintptr_t pm = page_size() - 1;
+	size_t npages = 0, refused = 0, size = 6 * n * sizeof(uintptr_t);
+	uint8_t wbuf[16], *w = wbuf;
+	long nspans = 0;
+
+	if (!n)
+		return 0;
+	check_fork();
+	if (n > 8) {
+		pages = dc_alloc(size + n);
+		if (!pages) {
+			for (size_t i = 0; ok && i < n; i++)
+				ok[i] = false;
+			return n;
+		}
+		w = (uint8_t *)(pages + 6 * n);
+	}
+	lo = pages + 2 * n;
+	hi = lo + 2 * n;
+	for (size_t i = 0; i < n; i++) {
+		w[i] = (uint8_t)pick_writer(s[i].addr, s[i].len);
+		/* /proc/self/mem copies in any order on x86-64: not for an
+		 * atomic step there (pick_writer only returns W_MEM when
+		 * every step is one aligned 32-bit copy) */
+		if (w[i] != W_PROT)
+			continue;
+		add_page(pages, &npages, s[i].addr & ~pm);
+		add_page(pages, &npages, (s[i].addr + s[i].len - 1) & ~pm);
+	}
+	if (npages) {
+		nspans = open_spans(pages, npages, lo, hi);
+		if (nspans < 0) {
+			for (size_t i = 0; i < n; i++)
+				if (w[i] == W_PROT)
+					w[i] = W_NONE;
+			nspans = 0;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool done = w[i] != W_NONE && do_step(&s[i], w[i]);
+
+		if (ok)
+			ok[i] = done;
+		refused += !done;
+	}
+	close_spans(lo, hi, (size_t)nspans);
+	DC_STAT_ADD(patches, n - refused);
+	if (refused)
+		DC_STAT_ADD(refused, refused);
+	if (pages != stackbuf)
+		dc_free(pages, size + n);
+	return refused;
+}

@@ -15,7 +15,10 @@
  *     the slow path or enters dc_miss()), far stubs and discovery
  *     thunks: arch_emit_*(),
  *   - discovery's proof: arch_call_before(),
- *   - instruction cache maintenance after a write: arch_flush_icache().
+ *   - instruction cache maintenance after a write: arch_flush_icache(),
+ *   - function-entry patching (docs/prologues.md): arch_fentry_*(); an
+ *     arch without it yet returns DYNCALL_ERR_UNSUPPORTED from
+ *     arch_fentry_probe() and the generic code never calls the others.
  *
  * This header holds the only architecture #if ladder of the runtime.
  */
@@ -130,5 +133,60 @@ bool arch_is_landing_pad(uint32_t word, unsigned site_flags);
 /* Make [addr, addr + len) visible to instruction fetch on this core
  * (the cross-core part is the membarrier the generic code issues). */
 void arch_flush_icache(uintptr_t addr, size_t len);
+
+/*
+ * Function-entry patching.  A patchable function (one entry of a module's
+ * __patchable_function_entries) has, per arch:
+ *   slot   a pointer-sized, naturally aligned word the entry sequence
+ *          branches through (CALL_OPS' ops literal): one atomic store
+ *          changes what a patched entry reaches;
+ *   ool    the out-of-line sequence that branches through the slot, in the
+ *          pre-entry padding: written while the entry does not lead to it;
+ *   site   the entry instruction(s) turned from their NOPs into a branch
+ *          to ool and back, each turn one atomic store.
+ * The slot holds either a generated jump function (handlers, then resume)
+ * or a redirect target.
+ */
+struct arch_fentry {
+	uintptr_t func;    /* the function (its symbol)                    */
+	uintptr_t slot;    /* ARCH_STORE_WORD-aligned pointer slot         */
+	uintptr_t ool;     /* out-of-line sequence                         */
+	uintptr_t site;    /* entry bytes a patch changes                  */
+	uintptr_t resume;  /* the body past the entry NOPs                 */
+	uint8_t site_len;  /* bytes changed at site                        */
+	uint8_t orig[8];   /* their NOP value                              */
+};
+
+/* Check the bytes around the __patchable_function_entries record `rec`
+ * (the first patchable byte) against the layout the build side promises
+ * and fill *f.  DYNCALL_OK, DYNCALL_ERR_BYTES (another layout, other
+ * bytes), DYNCALL_ERR_ALIGN or DYNCALL_ERR_UNSUPPORTED. */
+int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f);
+
+/* Does the entry currently branch to ool (1), hold its NOPs (0), or
+ * something else (negative status)? */
+int arch_fentry_entry_state(const struct arch_fentry *f);
+
+/* The stores of one step: the entry on (branch to ool) or off (its NOPs);
+ * the slot <- value; the out-of-line sequence (0 steps when it is already
+ * there).  Each returns the number of steps written to s. */
+int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
+			   struct arch_step *s);
+int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,
+			  struct arch_step *s);
+int arch_fentry_ool_steps(const struct arch_fentry *f, struct arch_step *s,
+			  int max);
+
+/* Generated code.  A jump function: run handlers h[0..n) with data d[i]
+ * through the common trampoline (guard, registers), then continue at
+ * resume; returns its size (<= arch_fentry_jf_size(n)).  An "original"
+ * thunk: a callable entry to f's body past its patchable entry. */
+size_t arch_fentry_jf_size(unsigned n);
+size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
+			   uintptr_t resume, const uintptr_t *h,
+			   const uintptr_t *d, unsigned n);
+#define ARCH_FENTRY_ORIG_SIZE 32
+size_t arch_fentry_emit_orig(uint8_t *buf, uintptr_t at,
+			     const struct arch_fentry *f);
 
 #endif /* DYNCALL_ARCH_H */

@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+/*
+ * Function-entry patching: hooks and redirects on the patchable prologues
+ * -fpatchable-function-entry leaves (dyncall.h "Function-entry patching",
+ * docs/prologues.md).  The arch says what the bytes are (arch.h
+ * arch_fentry_*); this file finds the functions, decides what each one's
+ * slot and entry should hold, and writes them in batches.
+ *
+ * Registration.  Every module's __patchable_function_entries is found
+ * from the runtime's side, so a module needs nothing linked in: the loaded
+ * modules come from dl_iterate_phdr, and the section from the module's
+ * file (its section headers, read once; the section is SHF_ALLOC, its
+ * entries are read from memory, relocated).  A __start_ symbol cannot do
+ * it from here: it resolves to the section of the module that references
+ * it, and the runtime is a DSO of its own.  The scan runs again when
+ * dl_iterate_phdr's load/unload counters move (dlopen, dlclose), checked
+ * on every call of the API.  Zero entries (functions the linker dropped)
+ * and duplicates (COMDAT copies, the same DSO reached twice) are skipped;
+ * names come from the file's .symtab (else .dynsym).
+ *
+ * State per function: its handlers (in order) and its redirect target.
+ * What the slot holds follows from them: nothing patched (the entry's
+ * NOPs), a jump function (handlers, then the body or the redirect
+ * target), or the redirect target itself.  Jump functions are generated
+ * once per (function, handler set, resume) and kept: a thread that read
+ * an old slot value may still be on its way into one.
+ *
+ * Batch protocol (the arch file has the byte-level steps):
+ *   1. generate the jump functions the batch needs; write the out-of-line
+ *      sequences of the functions being turned on (fresh bytes: no thread
+ *      reaches them while their entry is off);
+ *   2. one membarrier if 1. wrote code some thread may execute next;
+ *   3. the slots (one atomic store each);
+ *   4. the entries, on or off (one atomic store each).
+ * No membarrier after 4: a thread still running an old entry reaches what
+ * the slot held, which stays valid (one more handler run or one more call
+ * of the redirect target: the documented window).
+ *
+ * Caller holds the lock.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "internal.h"
+
+#define PFE_SECTION "__patchable_function_entries"
+
+/* The recursion guard the trampolines test (initial-exec: one %fs load). */
+DC_HIDDEN __thread int dc_fentry_busy __attribute__((tls_model("initial-exec")));
+
+/* One generated jump function, cached per function. */
+struct dc_jf {
+	struct dc_jf *next;
+	uintptr_t code;
+	uintptr_t resume;
+	unsigned n;
+	uintptr_t h[DYNCALL_FN_MAX_HANDLERS], d[DYNCALL_FN_MAX_HANDLERS];
+};
+
+struct dc_fmod;
+
+/* What a function should run: the part a refused change rolls back. */
+struct dc_fwant {
+	unsigned nh;
+	uintptr_t h[DYNCALL_FN_MAX_HANDLERS], d[DYNCALL_FN_MAX_HANDLERS];
+	uintptr_t redirect;
+};
+
+struct dc_fn {
+	struct arch_fentry a;
+	struct dc_fmod *mod;
+	const char *name;
+	int status;             /* probe result: DYNCALL_OK or why not    */
+	struct dc_fwant w;      /* handlers (in order), redirect target   */
+	uintptr_t slot_val;     /* what the slot holds (never cleared)    */
+	uintptr_t orig;         /* dyncall_fn_original thunk, or 0        */
+	bool on;                /* the entry branches to ool              */
+	bool ool_done;
+	bool queued;
+	struct dc_jf *jfs;
+};
+
+struct dc_fmod {
+	struct dc_fmod *next;
+	uintptr_t base;
+	char *path;
+	size_t path_len;
+	bool seen;
+	unsigned nfn;
+	struct dc_fn *fns;
+};
+
+static struct dc_fmod *fmods;
+static unsigned long long seen_adds, seen_subs;
+static bool scanned;
+
+/* func -> struct dc_fn, open addressing over every module's functions */
+static struct dc_fn **fn_hash;
+static size_t fn_hash_cap;
+
+/* --- generated code --- */
+#define POOL_CHUNK (1UL << 20)
+static uintptr_t pool_cur, pool_end;
+
+static uintptr_t pool_get(size_t size, uintptr_t near)
+{
+	size = (size + 15) & ~(size_t)15;
+	if (pool_cur + size > pool_end) {
+		/* near the handlers' text if possible: direct calls */
+		uintptr_t hint = near ? (near & ~(POOL_CHUNK - 1)) -
+						(64UL << 20) : 0;
+		void *p = mmap((void *)hint, POOL_CHUNK, ARCH_TEXT_PROT,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 0;
+		pool_cur = (uintptr_t)p;
+		pool_end = pool_cur + POOL_CHUNK;
+	}
+	pool_cur += size;
+	DC_STAT_ADD(stubs, 1);
+	return pool_cur - size;
+}
+
+static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
+{
+	return dc_text_write(at, buf, len) ? 0 : at;
+}
+
+static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
+{
+	uint8_t buf[512];
+	struct dc_jf *j;
+	uintptr_t at;
+	size_t len;
+
+	for (j = f->jfs; j; j = j->next)
+		if (j->resume == resume && j->n == f->w.nh &&
+		    !memcmp(j->h, f->w.h, f->w.nh * sizeof(f->w.h[0])) &&
+		    !memcmp(j->d, f->w.d, f->w.nh * sizeof(f->w.d[0])))
+			return j->code;
+	if (arch_fentry_jf_size(f->w.nh) > sizeof(buf))
+		return 0;
+	at = pool_get(arch_fentry_jf_size(f->w.nh), f->w.h[0]);
+	j = at ? dc_alloc(sizeof(*j)) : NULL;
+	if (!j)
+		return 0;
+	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, f->w.h, f->w.d,
+				  f->w.nh);
+	if (!write_code(buf, len, at)) {
+		dc_free(j, sizeof(*j));
+		return 0;
+	}
+	j->code = at;
+	j->resume = resume;
+	j->n = f->w.nh;
+	memcpy(j->h, f->w.h, sizeof(j->h));
+	memcpy(j->d, f->w.d, sizeof(j->d));
+	j->next = f->jfs;
+	f->jfs = j;
+	return at;
+}
+
+/* --- registration --- */
+static void hash_put(struct dc_fn *f)
+{
+	size_t i = (f->a.func >> 3) & (fn_hash_cap - 1);
+
+	while (fn_hash[i])
+		i = (i + 1) & (fn_hash_cap - 1);
+	fn_hash[i] = f;
+}
+
+static void hash_rebuild(void)
+{
+	size_t n = 0, cap = 64;
+
+	for (struct dc_fmod *m = fmods; m; m = m->next)
+		n += m->nfn;
+	while (cap < 2 * n)
+		cap *= 2;
+	dc_free(fn_hash, fn_hash_cap * sizeof(*fn_hash));
+	fn_hash = dc_alloc(cap * sizeof(*fn_hash));
+	fn_hash_cap = fn_hash ? cap : 0;
+	if (!fn_hash)
+		return;
+	for (struct dc_fmod *m = fmods; m; m = m->next)
+		for (unsigned i = 0; i < m->nfn; i++)
+			hash_put(&m->fns[i]);
+}
+
+static struct dc_fn *fn_lookup(uintptr_t func)
+{
+	if (!fn_hash_cap)
+		return NULL;
+	for (size_t i = (func >> 3) & (fn_hash_cap - 1); fn_hash[i];
+	     i = (i + 1) & (fn_hash_cap - 1))
+		if (fn_hash[i]->a.func == func)
+			return fn_hash[i];
+	return NULL;
+}
+
+static void sort_uptr(uintptr_t *a, size_t n) /* heapsort: no malloc */
+{
+	for (size_t k = n; k-- > 0;) {
+		for (size_t r = k, c; (c = 2 * r + 1) < n; r = c) {
+			if (c + 1 < n && a[c + 1] > a[c])
+				c++;
+			if (a[r] >= a[c])
+				break;
+			uintptr_t t = a[r]; a[r] = a[c]; a[c] = t;
+		}
+	}
+	for (size_t e = n; e-- > 1;) {
+		uintptr_t t = a[0]; a[0] = a[e]; a[e] = t;
+		for (size_t r = 0, c; (c = 2 * r + 1) < e; r = c) {
+			if (c + 1 < e && a[c + 1] > a[c])
+				c++;
+			if (a[r] >= a[c])
+				break;
+			t = a[r]; a[r] = a[c]; a[c] = t;
+		}
+	}
+}
+
+static bool in_exec(const struct dl_phdr_info *info, uintptr_t a)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    a >= lo && a < lo + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static bool sh_ok(const ElfW(Ehdr) *eh, size_t size, const ElfW(Shdr) *sh)
+{
+	return sh->sh_type == SHT_NOBITS ||
+	       (sh->sh_offset <= size && sh->sh_size <= size - sh->sh_offset);
+}
+
+/* Name the module's functions from its symbol table (by address). */
+static void name_fns(struct dc_fmod *m, const uint8_t *file, size_t size,
+		     const ElfW(Ehdr) *eh, const ElfW(Shdr) *shs)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned want = pass ? SHT_DYNSYM : SHT_SYMTAB;
+		bool any = false;
+
+		for (unsigned s = 0; s < eh->e_shnum; s++) {
+			const ElfW(Shdr) *sh = &shs[s], *st;
+			const ElfW(Sym) *syms;
+
+			if (sh->sh_type != want || sh->sh_link >= eh->e_shnum ||
+			    !sh_ok(eh, size, sh) || !sh->sh_entsize)
+				continue;
+			st = &shs[sh->sh_link];
+			if (!sh_ok(eh, size, st))
+				continue;
+			any = true;
+			syms = (const ElfW(Sym) *)(file + sh->sh_offset);
+			for (size_t i = 0; i < sh->sh_size / sizeof(*syms); i++) {
+				const ElfW(Sym) *y = &syms[i];
+				struct dc_fn *f;
+				const char *nm;
+				size_t len;
+				char *copy;
+
+				if (ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
+				    !y->st_value || y->st_name >= st->sh_size)
+					continue;
+				f = fn_lookup(m->base + y->st_value);
+				if (!f || f->mod != m || f->name)
+					continue;
+				nm = (const char *)file + st->sh_offset +
+				     y->st_name;
+				len = strnlen(nm, st->sh_size - y->st_name);
+				copy = dc_alloc(len + 1);
+				if (!copy)
+					return;
+				memcpy(copy, nm, len);
+				f->name = copy;
+			}
+		}
+		if (any)
+			return;
+	}
+}
+
+/* Read the module's file: its __patchable_function_entries (the
+ * addresses, from memory) and its symbols. */
+static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
+{
+	const char *path = m->path[0] ? m->path : "/proc/self/exe";
+	uintptr_t *recs = NULL;
+	size_t nrecs = 0, cap = 0, size;
+	const ElfW(Ehdr) *eh;
+	const ElfW(Shdr) *shs, *shstr;
+	struct stat st;
+	uint8_t *file;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* linux-vdso.so.1, a deleted file: nothing to find */
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
+		close(fd);
+		return;
+	}
+	size = (size_t)st.st_size;
+	file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (file == MAP_FAILED)
+		return;
+	eh = (const ElfW(Ehdr) *)file;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || !eh->e_shoff ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+	    eh->e_shoff > size ||
+	    (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		goto out;
+	shs = (const ElfW(Shdr) *)(file + eh->e_shoff);
+	shstr = &shs[eh->e_shstrndx];
+	if (!sh_ok(eh, size, shstr))
+		goto out;
+	/* every output section of that name (one, with GNU ld and lld) */
+	for (unsigned s = 0; s < eh->e_shnum; s++) {
+		const ElfW(Shdr) *sh = &shs[s];
+		const uintptr_t *e;
+		size_t n;
+
+		if (sh->sh_name >= shstr->sh_size ||
+		    strncmp((const char *)file + shstr->sh_offset + sh->sh_name,
+			    PFE_SECTION, shstr->sh_size - sh->sh_name) ||
+		    !(sh->sh_flags & SHF_ALLOC) || sh->sh_size % 8)
+			continue;
+		e = (const uintptr_t *)(m->base + sh->sh_addr);
+		n = sh->sh_size / 8;
+		if (nrecs + n > cap) {
+			size_t ncap = 2 * (nrecs + n);
+			uintptr_t *nr = dc_alloc(ncap * sizeof(*nr));
+
+			if (!nr)
+				break;
+			memcpy(nr, recs, nrecs * sizeof(*nr));
+			dc_free(recs, cap * sizeof(*recs));
+			recs = nr;
+			cap = ncap;
+		}
+		for (size_t i = 0; i < n; i++)
+			/* zero (or the base alone): a dropped function */
+			if (e[i] && e[i] != m->base && in_exec(info, e[i]))
+				recs[nrecs++] = e[i];
+	}
+	if (!nrecs)
+		goto out;
+	sort_uptr(recs, nrecs);
+	m->fns = dc_alloc(nrecs * sizeof(*m->fns));
+	if (!m->fns)
+		goto out;
+	for (size_t i = 0; i < nrecs; i++) {
+		struct dc_fn *f = &m->fns[m->nfn];
+
+		if (i && recs[i] == recs[i - 1])
+			continue; /* duplicate */
+		f->mod = m;
+		f->status = arch_fentry_probe(recs[i], &f->a);
+		if (f->status == DYNCALL_ERR_UNSUPPORTED)
+			break;
+		if (f->status != DYNCALL_OK)
+			f->a.func = recs[i]; /* refused: known by its record */
+		m->nfn++;
+	}
+	hash_rebuild();
+	name_fns(m, file, size, eh, shs);
+out:
+	dc_free(recs, cap * sizeof(*recs));
+	munmap(file, size);
+}
+
+struct scan {
+	bool first;
+	bool unchanged;
+};
+
+static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct scan *sc = arg;
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	size_t len = strlen(name);
+	struct dc_fmod *m;
+
+	if (sc->first) {
+		sc->first = false;
+		if (scanned && info->dlpi_adds == seen_adds &&
+		    info->dlpi_subs == seen_subs) {
+			sc->unchanged = true;
+			return 1; /* nothing loaded or unloaded since */
+		}
+		seen_adds = info->dlpi_adds;
+		seen_subs = info->dlpi_subs;
+	}
+	for (m = fmods; m; m = m->next)
+		if (m->base == info->dlpi_addr && m->path_len == len &&
+		    !memcmp(m->path, name, len)) {
+			m->seen = true;
+			return 0;
+		}
+	m = dc_alloc(sizeof(*m));
+	if (!m)
+		return 0;
+	m->path = dc_alloc(len + 1);
+	if (!m->path) {
+		dc_free(m, sizeof(*m));
+		return 0;
+	}
+	memcpy(m->path, name, len);
+	m->path_len = len;
+	m->base = info->dlpi_addr;
+	m->seen = true;
+	/* the main program first, then in load order */
+	struct dc_fmod **tail = &fmods;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = m;
+	mod_load(m, info);
+	return 0;
+}
+
+/* Bring the module list up to date (dlopen, dlclose since the last call). */
+static void rescan(void)
+{
+	struct scan sc = { .first = true, .unchanged = false };
+	bool dropped = false;
+
+	for (struct dc_fmod *m = fmods; m; m = m->next)
+		m->seen = false;
+	dl_iterate_phdr(scan_cb, &sc);
+	scanned = true;
+	if (sc.unchanged) {
+		for (struct dc_fmod *m = fmods; m; m = m->next)
+			m->seen = true;
+		return;
+	}
+	for (struct dc_fmod **pm = &fmods; *pm;) {
+		struct dc_fmod *m = *pm;
+
+		if (m->seen) {
+			pm = &m->next;
+			continue;
+		}
+		/* dlclosed: its functions are gone (its jump functions stay
+		 * in the pool: a thread may still be leaving one) */
+		*pm = m->next;
+		dc_free(m->fns, m->nfn * sizeof(*m->fns));
+		dc_free(m->path, m->path_len + 1);
+		dc_free(m, sizeof(*m));
+		dropped = true;
+	}
+	if (dropped)
+		hash_rebuild();
+}
+
+/* --- patching --- */
+static uintptr_t want_slot(struct dc_fn *f)
+{
+	if (f->w.nh)
+		return jf_get(f, f->w.redirect ? f->w.redirect : f->a.resume);
+	return f->w.redirect;
+}
+
+/* Write what fs[0..n) should look like now; statuses into st[]. */
+static int apply(struct dc_fn **fs, size_t n, int *st)
+{
+	struct arch_step *steps;
+	uintptr_t *want;
+	long *oolk;
+	size_t nsteps = 0, size;
+	bool *ok, fresh = false;
+	int ret = DYNCALL_OK;
+
+	if (dc_cfg.disabled) {
+		for (size_t i = 0; i < n; i++)
+			st[i] = dc_cfg.status ? dc_cfg.status :
+						DYNCALL_ERR_DISABLED;
+		return st[0];
+	}
+	size = n * (sizeof(*steps) + sizeof(*want) + sizeof(*oolk) +
+		    sizeof(*ok));
+	steps = dc_alloc(size);
+	if (!steps)
+		return DYNCALL_ERR_NOMEM;
+	want = (uintptr_t *)(steps + n);
+	oolk = (long *)(want + n);
+	ok = (bool *)(oolk + n);
+
+	/* 1. jump functions, out-of-line sequences; verify the entries */
+	for (size_t i = 0; i < n; i++) {
+		struct dc_fn *f = fs[i];
+		int es = arch_fentry_entry_state(&f->a);
+
+		st[i] = DYNCALL_OK;
+		oolk[i] = -1;
+		if (es < 0 || (es == 1) != f->on) {
+			st[i] = DYNCALL_ERR_BYTES; /* someone else wrote it */
+			continue;
+		}
+		want[i] = want_slot(f);
+		if ((f->w.nh || f->w.redirect) && !want[i]) {
+			st[i] = DYNCALL_ERR_NOMEM;
+			continue;
+		}
+		if (want[i] && want[i] != f->slot_val && f->w.nh)
+			fresh = true; /* maybe a new jump function */
+		if (want[i] && !f->ool_done) {
+			int k = arch_fentry_ool_steps(&f->a, &steps[nsteps], 1);
+
+			if (k < 0) {
+				st[i] = k;
+				continue;
+			}
+			if (k)
+				oolk[i] = (long)nsteps;
+			nsteps += (size_t)k;
+			fresh |= k > 0;
+		}
+	}
+	dc_text_steps(steps, nsteps, ok);
+	for (size_t i = 0; i < n; i++) {
+		if (st[i] != DYNCALL_OK || !want[i])
+			continue;
+		if (oolk[i] >= 0 && !ok[oolk[i]])
+			st[i] = DYNCALL_ERR_MPROTECT;
+		else
+			fs[i]->ool_done = true;
+	}
+	/* 2. */
+	if ((fresh || dc_stubs_dirty) && dc_sync_cores()) {
+		ret = DYNCALL_ERR_MEMBARRIER;
+		for (size_t i = 0; i < n; i++)
+			st[i] = ret;
+		goto out;
+	}
+	dc_stubs_dirty = false;
+	/* 3. slots */
+	nsteps = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (st[i] != DYNCALL_OK || !want[i])
+			continue;
+		nsteps += (size_t)arch_fentry_slot_step(&fs[i]->a, want[i],
+							&steps[nsteps]);
+	}
+	if (dc_text_steps(steps, nsteps, NULL)) {
+		/* a slot not written: leave those entries as they are */
+		for (size_t i = 0; i < n; i++)
+			if (st[i] == DYNCALL_OK && want[i] &&
+			    *(uintptr_t *)fs[i]->a.slot != want[i])
+				st[i] = DYNCALL_ERR_MPROTECT;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (st[i] == DYNCALL_OK && want[i])
+			fs[i]->slot_val = want[i];
+	/* 4. entries */
+	nsteps = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool on = want[i] != 0;
+
+		if (st[i] != DYNCALL_OK || on == fs[i]->on)
+			continue;
+		nsteps += (size_t)arch_fentry_entry_step(&fs[i]->a, on,
+							 &steps[nsteps]);
+	}
+	dc_text_steps(steps, nsteps, NULL);
+	for (size_t i = 0; i < n; i++) {
+		int es;
+
+		if (st[i] != DYNCALL_OK)
+			continue;
+		es = arch_fentry_entry_state(&fs[i]->a);
+		if (es < 0 || (es == 1) != (want[i] != 0)) {
+			st[i] = DYNCALL_ERR_MPROTECT;
+			continue;
+		}
+		fs[i]->on = es == 1;
+	}
+out:
+	dc_free(steps, size);
+	for (size_t i = 0; i < n; i++)
+		if (st[i] && !ret)
+			ret = st[i];
+	return ret;
+}
+
+/* --- the API --- */
+enum op { OP_HOOK, OP_UNHOOK, OP_REDIRECT, OP_RESTORE };
+
+/* The function at fn, or why there is none. */
+static struct dc_fn *fn_get(const void *fn, int *status)
+{
+	struct dc_fn *f;
+
+	if (!fn) {
+		*status = DYNCALL_ERR_INVAL;
+		return NULL;
+	}
+	f = fn_lookup((uintptr_t)fn);
+	if (!f) {
+		*status = DYNCALL_ERR_NOFN;
+		return NULL;
+	}
+	if (f->status) {
+		*status = f->status;
+		return NULL;
+	}
+	return f;
+}
+
+static void state_begin(sigset_t *saved)
+{
+	dc_lock(saved);
+	dc_init_locked();
+	rescan();
+}
+
+/* Change the state of fns[0..n) by op; returns the first error. */
+static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
+		 uintptr_t d)
+{
+	struct dc_fn *stackf[16], **v = stackf;
+	struct dc_fwant stackold[16], *old = stackold;
+	int stacks[16], *st = stacks, ret = DYNCALL_OK;
+	size_t m = 0, size = 0;
+	sigset_t saved;
+
+	if (!fns || !n)
+		return DYNCALL_ERR_INVAL;
+#if !defined(__x86_64__)
+	return DYNCALL_ERR_UNSUPPORTED;
+#endif
+	state_begin(&saved);
+	if (n > 16) {
+		size = n * (sizeof(*v) + sizeof(*old) + sizeof(*st));
+		v = dc_alloc(size);
+		if (!v) {
+			dc_unlock(&saved);
+			return DYNCALL_ERR_NOMEM;
+		}
+		old = (struct dc_fwant *)(v + n);
+		st = (int *)(old + n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int s = DYNCALL_OK;
+		struct dc_fn *f = fn_get(fns[i], &s);
+		unsigned k = 0;
+
+		if (f && f->queued)
+			continue; /* twice in one batch: once */
+		if (f) {
+			for (k = 0; k < f->w.nh && f->w.h[k] != h; k++)
+				;
+			switch (op) {
+			case OP_HOOK:
+				if (!h)
+					s = DYNCALL_ERR_INVAL;
+				else if (k < f->w.nh)
+					s = DYNCALL_ERR_INVAL;
+				else if (f->w.nh == DYNCALL_FN_MAX_HANDLERS)
+					s = DYNCALL_ERR_NOMEM;
+				break;
+			case OP_UNHOOK:
+				if (k == f->w.nh)
+					s = DYNCALL_ERR_NOHOOK;
+				break;
+			default:
+				break;
+			}
+		}
+		if (s) {
+			ret = ret ? ret : s;
+			continue;
+		}
+		f->queued = true;
+		v[m++] = f;
+	}
+	/* keep the old state to roll back what a refused write left */
+	for (size_t i = 0; i < m; i++) {
+		struct dc_fn *f = v[i];
+		unsigned k;
+
+		for (k = 0; k < f->w.nh && f->w.h[k] != h; k++)
+			;
+		old[i] = f->w;
+		switch (op) {
+		case OP_HOOK:
+			f->w.h[f->w.nh] = h;
+			f->w.d[f->w.nh++] = d;
+			break;
+		case OP_UNHOOK:
+			memmove(&f->w.h[k], &f->w.h[k + 1],
+				(f->w.nh - k - 1) * sizeof(f->w.h[0]));
+			memmove(&f->w.d[k], &f->w.d[k + 1],
+				(f->w.nh - k - 1) * sizeof(f->w.d[0]));
+			f->w.nh--;
+			break;
+		case OP_REDIRECT:
+			f->w.redirect = h;
+			break;
+		case OP_RESTORE:
+			f->w.nh = 0;
+			f->w.redirect = 0;
+			break;
+		}
+	}
+	if (m) {
+		int r = apply(v, m, st);
+
+		for (size_t i = 0; i < m; i++) {
+			v[i]->queued = false;
+			if (!st[i])
+				continue;
+			/* refused: every write is checked before the next
+			 * one, so the function still runs what it ran: its
+			 * old handlers and redirect */
+			v[i]->w = old[i];
+		}
+		ret = ret ? ret : r;
+	}
+	if (v != stackf)
+		dc_free(v, size);
+	dc_unlock(&saved);
+	return ret;
+}
+
+DC_EXPORT int dyncall_fn_hook(void *fn, dyncall_fn_handler handler,
+			      void *data)
+{
+	return fn_op(&fn, 1, OP_HOOK, (uintptr_t)handler, (uintptr_t)data);
+}
+
+DC_EXPORT int dyncall_fn_unhook(void *fn, dyncall_fn_handler handler)
+{
+	return fn_op(&fn, 1, OP_UNHOOK, (uintptr_t)handler, 0);
+}
+
+DC_EXPORT int dyncall_fn_redirect(void *fn, void *target)
+{
+	if (!target || target == fn)
+		return DYNCALL_ERR_INVAL;
+	return fn_op(&fn, 1, OP_REDIRECT, (uintptr_t)target, 0);
+}
+
+DC_EXPORT int dyncall_fn_restore(void *fn)
+{
+	return fn_op(&fn, 1, OP_RESTORE, 0, 0);
+}
+
+DC_EXPORT int dyncall_fn_hook_batch(void *const *fns, size_t n,
+				    dyncall_fn_handler handler, void *data)
+{
+	return fn_op(fns, n, OP_HOOK, (uintptr_t)handler, (uintptr_t)data);
+}
+
+DC_EXPORT int dyncall_fn_unhook_batch(void *const *fns, size_t n,
+				      dyncall_fn_handler handler)
+{
+	return fn_op(fns, n, OP_UNHOOK, (uintptr_t)handler, 0);
+}
+
+DC_EXPORT int dyncall_fn_restore_batch(void *const *fns, size_t n)
+{
+	return fn_op(fns, n, OP_RESTORE, 0, 0);
+}
+
+DC_EXPORT void *dyncall_fn_original(void *fn)
+{
+	uint8_t buf[ARCH_FENTRY_ORIG_SIZE];
+	struct dc_fn *f;
+	sigset_t saved;
+	uintptr_t at = 0;
+	int s;
+
+#if !defined(__x86_64__)
+	return NULL;
+#endif
+	state_begin(&saved);
+	f = fn_get(fn, &s);
+	if (f && !f->orig) {
+		at = pool_get(ARCH_FENTRY_ORIG_SIZE, f->a.func);
+		if (at) {
+			size_t len = arch_fentry_emit_orig(buf, at, &f->a);
+
+			if (write_code(buf, len, at) && !dc_sync_cores())
+				f->orig = at;
+			dc_stubs_dirty = false;
+		}
+	}
+	at = f ? f->orig : 0;
+	dc_unlock(&saved);
+	return (void *)at;
+}
+
+DC_EXPORT void *dyncall_fn_find(const char *name)
+{
+	sigset_t saved;
+	void *ret = NULL;
+
+	if (!name)
+		return NULL;
+	state_begin(&saved);
+	for (struct dc_fmod *m = fmods; m && !ret; m = m->next)
+		for (unsigned i = 0; i < m->nfn; i++)
+			if (m->fns[i].name && !strcmp(m->fns[i].name, name)) {
+				ret = (void *)m->fns[i].a.func;
+				break;
+			}
+	dc_unlock(&saved);
+	return ret;
+}
+
+DC_EXPORT int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out)
+{
+	struct dc_fn *f;
+	sigset_t saved;
+	int s = DYNCALL_OK;
+
+	if (!out)
+		return DYNCALL_ERR_INVAL;
+	memset(out, 0, sizeof(*out));
+	state_begin(&saved);
+	f = fn ? fn_lookup((uintptr_t)fn) : NULL;
+	if (f) {
+		out->name = f->name;
+		out->fn = (const void *)f->a.func;
+		out->nhandlers = f->w.nh;
+		out->redirect = (const void *)f->w.redirect;
+		out->patched = f->on;
+		out->status = f->status;
+	} else {
+		s = fn ? DYNCALL_ERR_NOFN : DYNCALL_ERR_INVAL;
+	}
+	dc_unlock(&saved);
+	return s;
+}

@@ -1,0 +1,111 @@
+// Checks hooks and redirects on patchable prologues (GCC and Clang, with and without endbr64): handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
+// REQUIRES: x86_64, dyncall-runtime
+// (x86_64: the only arch with function-entry patching so far)
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
+// RUN: %t.gcc | FileCheck %s
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
+// RUN: %t.gcc-cet | FileCheck %s
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
+// RUN: %t.clang | FileCheck %s
+// RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 %s -o %t.clang-cet
+// RUN: %t.clang-cet | FileCheck %s
+#include <stdio.h>
+#include <string.h>
+
+#include <dyncall.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+NOINLINE long parse(long a, long b) { return a * 10 + b; }
+NOINLINE long parse_v2(long a, long b)
+{
+	long (*orig)(long, long) = (long (*)(long, long))dyncall_fn_original(parse);
+
+	return 1000 + orig(a, b);
+}
+NOINLINE long other(long a) { return a + 1; }
+NOINLINE long ident(long a) { return a; }
+
+static long seen_a, seen_b, order[8];
+static int norder;
+
+static void spy(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	seen_a = (long)r->arg[0];
+	seen_b = (long)r->arg[1];
+	++*(long *)data;
+	order[norder++] = 1;
+	(void)fn, (void)ret;
+}
+
+static void second(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	order[norder++] = 2;
+	r->arg[1] = 7; /* parse sees b = 7 */
+	/* a hooked function called from a handler runs without handlers */
+	order[norder++] = (long)parse(0, 0) + 100;
+	(void)fn, (void)ret, (void)data;
+}
+
+int main(void)
+{
+	long count = 0;
+	long (*volatile p)(long, long) = parse;
+	long (*volatile o)(long) = other;
+	struct dyncall_fn_info info;
+
+	// CHECK: find: 1 1 0
+	printf("find: %d %d %d\n", dyncall_fn_find("parse") == (void *)parse,
+	       dyncall_fn_find("other") == (void *)other,
+	       dyncall_fn_find("no_such_function") != NULL);
+	// CHECK-NEXT: plain: 12 status 0
+	printf("plain: %ld status %d\n", p(1, 2),
+	       dyncall_fn_info(parse, &info));
+	// CHECK-NEXT: hook: 0 -> 34 count 1 saw 3 4
+	int s = dyncall_fn_hook(parse, spy, &count);
+	long v = p(3, 4);
+	printf("hook: %d -> %ld count %ld saw %ld %ld\n", s, v, count, seen_a,
+	       seen_b);
+	// CHECK-NEXT: twice: -1
+	printf("twice: %d\n", dyncall_fn_hook(parse, spy, &count));
+	// CHECK-NEXT: two: 0 -> 57 order 1 2 100 count 2
+	s = dyncall_fn_hook(parse, second, NULL);
+	norder = 0;
+	v = p(5, 6);
+	printf("two: %d -> %ld order %ld %ld %ld count %ld\n", s, v, order[0],
+	       order[1], order[2], count);
+	// CHECK-NEXT: info: parse 2 patched 1
+	dyncall_fn_info(parse, &info);
+	printf("info: %s %u patched %d\n", info.name, info.nhandlers,
+	       info.patched);
+	// CHECK-NEXT: unhook: 0 -> 56 count 3
+	s = dyncall_fn_unhook(parse, second);
+	v = p(5, 6);
+	printf("unhook: %d -> %ld count %ld\n", s, v, count);
+	// CHECK-NEXT: unhook again: -14
+	printf("unhook again: %d\n", dyncall_fn_unhook(parse, second));
+	// CHECK-NEXT: redirect+hook: 0 -> 1012 count 4
+	s = dyncall_fn_redirect(parse, parse_v2);
+	v = p(1, 2);
+	printf("redirect+hook: %d -> %ld count %ld\n", s, v, count);
+	// CHECK-NEXT: redirect: 0 -> 1023 count 4
+	s = dyncall_fn_unhook(parse, spy);
+	v = p(2, 3);
+	printf("redirect: %d -> %ld count %ld\n", s, v, count);
+	// CHECK-NEXT: other untouched: 42
+	printf("other untouched: %ld\n", o(41));
+	// CHECK-NEXT: restore: 0 -> 12 patched 0
+	s = dyncall_fn_restore(parse);
+	v = p(1, 2);
+	dyncall_fn_info(parse, &info);
+	printf("restore: %d -> %ld patched %d\n", s, v, info.patched);
+	// CHECK-NEXT: not a function: -13 -1
+	printf("not a function: %d %d\n", dyncall_fn_hook((char *)parse + 1, spy, NULL),
+	       dyncall_fn_hook(NULL, spy, NULL));
+	// CHECK-NEXT: redirect other: 0 -> 9
+	s = dyncall_fn_redirect(other, ident);
+	printf("redirect other: %d -> %ld\n", s, o(9));
+	// CHECK-NEXT: status: ok
+	printf("status: %s\n", dyncall_status_string());
+	return 0;
+}
