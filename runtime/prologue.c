@@ -128,9 +128,14 @@ static uintptr_t pool_get(size_t size, uintptr_t near)
 	return pool_cur - size;
 }
 
+static int code_err; /* why the last generated code was not written */
+
 static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 {
-	return dc_text_write(at, buf, len) ? 0 : at;
+	int err = dc_text_write(at, buf, len);
+
+	code_err = err;
+	return err ? 0 : at;
 }
 
 static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
@@ -147,6 +152,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 			return j->code;
 	if (arch_fentry_jf_size(f->w.nh) > sizeof(buf))
 		return 0;
+	code_err = DYNCALL_ERR_NOMEM;
 	at = pool_get(arch_fentry_jf_size(f->w.nh), f->w.h[0]);
 	j = at ? dc_alloc(sizeof(*j)) : NULL;
 	if (!j)
@@ -376,7 +382,7 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 		f->status = arch_fentry_probe(recs[i], &f->a);
 		if (f->status == DYNCALL_ERR_UNSUPPORTED)
 			break;
-		if (f->status != DYNCALL_OK)
+		if (f->status != DYNCALL_OK && !f->a.func)
 			f->a.func = recs[i]; /* refused: known by its record */
 		m->nfn++;
 	}
@@ -490,10 +496,18 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 	int ret = DYNCALL_OK;
 
 	if (dc_cfg.disabled) {
-		for (size_t i = 0; i < n; i++)
-			st[i] = dc_cfg.status ? dc_cfg.status :
+		/* nothing is written; what needs no write is done */
+		for (size_t i = 0; i < n; i++) {
+			bool noop = !fs[i]->on && !fs[i]->w.nh &&
+				    !fs[i]->w.redirect;
+
+			st[i] = noop ? DYNCALL_OK :
+				dc_cfg.status ? dc_cfg.status :
 						DYNCALL_ERR_DISABLED;
-		return st[0];
+			if (st[i] && !ret)
+				ret = st[i];
+		}
+		return ret;
 	}
 	size = n * (sizeof(*steps) + sizeof(*want) + sizeof(*oolk) +
 		    sizeof(*ok));
@@ -517,7 +531,7 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 		}
 		want[i] = want_slot(f);
 		if ((f->w.nh || f->w.redirect) && !want[i]) {
-			st[i] = DYNCALL_ERR_NOMEM;
+			st[i] = code_err ? code_err : DYNCALL_ERR_NOMEM;
 			continue;
 		}
 		if (want[i] && want[i] != f->slot_val && f->w.nh)

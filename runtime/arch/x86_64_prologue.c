@@ -74,7 +74,7 @@ int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
 	for (int i = 0; i < PRE_ENTRY; i++)
 		if (b[i] != OP_NOP)
 			return DYNCALL_ERR_BYTES;
-	f->func = rec + PRE_ENTRY;
+	f->func = rec + PRE_ENTRY; /* known even if refused below */
 	p = f->func;
 	if (!memcmp((const void *)p, ENDBR64, sizeof(ENDBR64)))
 		p += sizeof(ENDBR64);

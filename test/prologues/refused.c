@@ -1,0 +1,96 @@
+// Checks refused function-entry patches: a prologue of another layout (patchable_function_entry(5,0)), an entry whose bytes are not NOPs, no membarrier, DYNCALL_DISABLE=1, mprotect refused as the only writer (and with the memfd alias, which still writes): each returns its status and the function keeps running its original code.
+// REQUIRES: x86_64, dyncall-runtime
+// (x86_64: the only arch with function-entry patching so far)
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
+// RUN: %cc -O2 %S/../runtime/Inputs/deny-membarrier.c -o %t.deny-mb
+// RUN: %cc -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.deny-mp.so
+// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,OK
+// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,OK
+// RUN: %t.deny-mb %t.gcc | FileCheck %s --check-prefixes=CHECK,NOMB
+// RUN: %t.deny-mb %t.clang | FileCheck %s --check-prefixes=CHECK,NOMB
+// RUN: env DYNCALL_DISABLE=1 %t.gcc | FileCheck %s --check-prefixes=CHECK,DISABLED
+// RUN: env LD_PRELOAD=%t.deny-mp.so %t.clang | FileCheck %s --check-prefixes=CHECK,OK
+// RUN: env DYNCALL_TEXT_WRITE=mprotect LD_PRELOAD=%t.deny-mp.so %t.gcc | FileCheck %s --check-prefixes=CHECK,NOMP
+#include <stdio.h>
+
+#include <dyncall.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+/* Another layout: the record points at the function, no pre-entry bytes. */
+__attribute__((patchable_function_entry(5, 0))) NOINLINE long five(long a)
+{
+	return a + 5;
+}
+
+/* The layout's record and pre-entry NOPs, but an entry that is not NOPs
+ * (what a prologue some other tool rewrote looks like). */
+__asm__(".pushsection __patchable_function_entries,\"aw\",@progbits\n"
+	".p2align 3\n"
+	".quad .Lbad_rec\n"
+	".popsection\n"
+	".text\n"
+	".p2align 4\n"
+	".Lbad_rec:\n"
+	".fill 24, 1, 0x90\n"
+	".globl bad_entry\n"
+	".type bad_entry, @function\n"
+	"bad_entry:\n"
+	"lea 1(%rdi), %rax\n"
+	"ret\n"
+	".size bad_entry, .-bad_entry\n");
+long bad_entry(long a);
+
+NOINLINE long good(long a) { return a * 2; }
+NOINLINE long other(long a) { return a * 3; }
+
+static long hits;
+
+static void count(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	hits++;
+	(void)fn, (void)ret, (void)data, (void)r;
+}
+
+int main(void)
+{
+	long (*volatile f5)(long) = five;
+	long (*volatile fb)(long) = bad_entry;
+	long (*volatile fg)(long) = good;
+	struct dyncall_fn_info info;
+
+	// CHECK: layout: -6 -6 -> 6 hits 0 info -6
+	int s1 = dyncall_fn_hook(five, count, NULL);
+	int s2 = dyncall_fn_redirect(five, other);
+	dyncall_fn_info(five, &info);
+	long v = f5(1);
+	printf("layout: %d %d -> %ld hits %ld info %d\n", s1, s2, v, hits,
+	       info.status);
+	// CHECK-NEXT: entry bytes: -6 -> 2 hits 0
+	s1 = dyncall_fn_hook(bad_entry, count, NULL);
+	v = fb(1);
+	printf("entry bytes: %d -> %ld hits %ld\n", s1, v, hits);
+	// OK-NEXT: good: 0 -> 4 hits 1
+	// NOMB-NEXT: good: -3 -> 4 hits 0
+	// DISABLED-NEXT: good: -9 -> 4 hits 0
+	// NOMP-NEXT: good: -4 -> 4 hits 0
+	s1 = dyncall_fn_hook(good, count, NULL);
+	v = fg(2);
+	printf("good: %d -> %ld hits %ld\n", s1, v, hits);
+	// OK-NEXT: redirect: 0 -> 6 patched 1
+	// NOMB-NEXT: redirect: -3 -> 4 patched 0
+	// DISABLED-NEXT: redirect: -9 -> 4 patched 0
+	// NOMP-NEXT: redirect: -4 -> 4 patched 0
+	s1 = dyncall_fn_redirect(good, other);
+	v = fg(2);
+	dyncall_fn_info(good, &info);
+	printf("redirect: %d -> %ld patched %d\n", s1, v, info.patched);
+	// OK-NEXT: restored: 0 -> 4
+	// NOMB-NEXT: restored: 0 -> 4
+	// DISABLED-NEXT: restored: 0 -> 4
+	// NOMP-NEXT: restored: 0 -> 4
+	s1 = dyncall_fn_restore(good);
+	printf("restored: %d -> %ld\n", s1, fg(2));
+	return 0;
+}
