@@ -1,0 +1,68 @@
+// Checks registration across modules: a selective build (DYNCALL_PATCHABLE, DYNCALL_NOT_PATCHABLE, no --dyncall-prologues) in the main program and in a dlopen'ed DSO, functions found by name once loaded and gone after dlclose, hooks in the DSO.
+// REQUIRES: x86_64, dyncall-runtime
+// (x86_64: the only arch with function-entry patching so far)
+// RUN: %dyncall_cc gcc-12 -O2 -fPIC -shared %S/Inputs/module.c -o %t.gcc.so
+// RUN: %dyncall_cc %clang -O2 -fPIC -shared %S/Inputs/module.c -o %t.clang.so
+// RUN: %dyncall_cc gcc-12 -O2 %s -o %t.gcc -ldl
+// RUN: %dyncall_cc %clang -O2 %s -o %t.clang -ldl
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.all -ldl
+// RUN: %t.gcc %t.gcc.so | FileCheck %s --check-prefixes=CHECK,SELECT
+// RUN: %t.clang %t.clang.so | FileCheck %s --check-prefixes=CHECK,SELECT
+// RUN: %t.all %t.gcc.so | FileCheck %s --check-prefixes=CHECK,ALL
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include <dyncall.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+NOINLINE long picked(long a) DYNCALL_PATCHABLE;
+NOINLINE long picked(long a) { return a + 1; }
+NOINLINE long unpicked(long a) { return a + 2; }
+NOINLINE long opted_out(long a) DYNCALL_NOT_PATCHABLE;
+NOINLINE long opted_out(long a) { return a + 3; }
+
+static long hits;
+
+static void count(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	hits += (long)data;
+	(void)fn, (void)ret, (void)r;
+}
+
+int main(int argc, char **argv)
+{
+	long (*volatile p)(long) = picked;
+
+	// SELECT: main: 1 0 0
+	// ALL: main: 1 1 0
+	printf("main: %d %d %d\n", dyncall_fn_find("picked") == (void *)picked,
+	       dyncall_fn_find("unpicked") == (void *)unpicked,
+	       dyncall_fn_find("opted_out") != NULL);
+	// SELECT-NEXT: hooks: 0 -13 -13
+	// ALL-NEXT: hooks: 0 0 -13
+	printf("hooks: %d %d %d\n", dyncall_fn_hook(picked, count, (void *)1),
+	       dyncall_fn_hook(unpicked, count, (void *)1),
+	       dyncall_fn_hook(opted_out, count, (void *)1));
+	long v = p(1);
+	// CHECK-NEXT: picked: 2 hits 1
+	printf("picked: %ld hits %ld\n", v, hits);
+	// CHECK-NEXT: before dlopen: 0
+	printf("before dlopen: %d\n", dyncall_fn_find("mod_patchable") != NULL);
+	void *h = dlopen(argv[argc - 1], RTLD_NOW);
+	long (*mp)(long) = (long (*)(long))dlsym(h, "mod_patchable");
+	long (*mq)(long) = (long (*)(long))dlsym(h, "mod_plain");
+	// CHECK-NEXT: loaded: 1 0
+	printf("loaded: %d %d\n", dyncall_fn_find("mod_patchable") == (void *)mp,
+	       dyncall_fn_find("mod_plain") != NULL);
+	// CHECK-NEXT: dso hook: 0 -13 -> 105 205 hits 11
+	int s1 = dyncall_fn_hook(mp, count, (void *)10);
+	int s2 = dyncall_fn_hook(mq, count, (void *)10);
+	long a = mp(5), b = mq(5);
+	printf("dso hook: %d %d -> %ld %ld hits %ld\n", s1, s2, a, b, hits);
+	dlclose(h);
+	// CHECK-NEXT: after dlclose: 0 0
+	printf("after dlclose: %d %d\n", dyncall_fn_find("mod_patchable") != NULL,
+	       dyncall_fn_find("picked") != (void *)picked);
+	return 0;
+}
