@@ -534,8 +534,6 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 			st[i] = code_err ? code_err : DYNCALL_ERR_NOMEM;
 			continue;
 		}
-		if (want[i] && want[i] != f->slot_val && f->w.nh)
-			fresh = true; /* maybe a new jump function */
 		if (want[i] && !f->ool_done) {
 			int k = arch_fentry_ool_steps(&f->a, &steps[nsteps], 1);
 
@@ -558,7 +556,8 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 		else
 			fs[i]->ool_done = true;
 	}
-	/* 2. */
+	/* 2. new jump functions set dc_stubs_dirty (dc_text_write); cached
+	 * ones were synchronized when they were written */
 	if ((fresh || dc_stubs_dirty) && dc_sync_cores()) {
 		ret = DYNCALL_ERR_MEMBARRIER;
 		for (size_t i = 0; i < n; i++)
