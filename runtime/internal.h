@@ -195,6 +195,9 @@ int dc_sync_cores(void) DC_HIDDEN;
 int dc_text_write(uintptr_t addr, const void *bytes, size_t len) DC_HIDDEN;
 struct arch_step;
 size_t dc_text_steps(const struct arch_step *s, size_t n, bool *ok) DC_HIDDEN;
+
+/* --- prologue.c: function-entry patching --- */
+bool dc_fentry_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 void dc_text_begin(void) DC_HIDDEN;
 void dc_text_end(void) DC_HIDDEN;
 bool dc_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;

@@ -947,15 +947,21 @@ out:
  * Stores on live text outside the branch machinery (function-entry
  * patching, prologue.c): every step through the preferred writer, atomic
  * ones as one aligned word (do_step), the pages left to the last resort
- * opened once for all of them.  No core synchronization: the caller orders
- * its phases with dc_sync_cores().  Returns the number of steps refused;
- * ok[i] says which (NULL: not wanted).
+ * opened once for all of them.  A non-atomic step that crosses a page is
+ * written page by page, each piece through its page's writer (a page
+ * written through an alias must never be written through mprotect: that
+ * would give the executing MAP_PRIVATE view a private copy the alias no
+ * longer reaches).  No core synchronization: the caller orders its phases
+ * with dc_sync_cores().  Returns the number of steps refused; ok[i] says
+ * which (NULL: not wanted).
  */
-size_t dc_text_steps(const struct arch_step *s, size_t n, bool *ok)
+size_t dc_text_steps(const struct arch_step *steps, size_t n, bool *ok)
 {
-	uintptr_t stackbuf[3 * 16], *pages = stackbuf, *lo, *hi;
+	uintptr_t stackbuf[6 * 16], *pages = stackbuf, *lo, *hi;
 	uintptr_t pm = page_size() - 1;
-	size_t npages = 0, refused = 0, size = 6 * n * sizeof(uintptr_t);
+	struct arch_step pstack[16], *s = pstack;
+	uint32_t owner_stack[16], *owner = owner_stack;
+	size_t np = 0, npages = 0, refused = 0, size = 0;
 	uint8_t wbuf[16], *w = wbuf;
 	long nspans = 0;
 
@@ -963,17 +969,42 @@ size_t dc_text_steps(const struct arch_step *s, size_t n, bool *ok)
 		return 0;
 	check_fork();
 	if (n > 8) {
-		pages = dc_alloc(size + n);
+		/* pieces (2n), their owners and writers, 3 x 2n page words */
+		size = 2 * n * (sizeof(*s) + sizeof(*owner) + 1 +
+				3 * sizeof(uintptr_t));
+		pages = dc_alloc(size);
 		if (!pages) {
 			for (size_t i = 0; ok && i < n; i++)
 				ok[i] = false;
 			return n;
 		}
-		w = (uint8_t *)(pages + 6 * n);
+		s = (struct arch_step *)(pages + 6 * n);
+		owner = (uint32_t *)(s + 2 * n);
+		w = (uint8_t *)(owner + 2 * n);
 	}
 	lo = pages + 2 * n;
 	hi = lo + 2 * n;
 	for (size_t i = 0; i < n; i++) {
+		const struct arch_step *t = &steps[i];
+		uintptr_t end = t->addr + t->len;
+		size_t k = 0;
+
+		if (ok)
+			ok[i] = true;
+		if (!t->atomic && ((t->addr ^ (end - 1)) & ~pm))
+			k = ((end - 1) & ~pm) - t->addr; /* bytes on page 1 */
+		s[np] = *t;
+		owner[np++] = (uint32_t)i;
+		if (k) {
+			s[np - 1].len = (uint8_t)k;
+			s[np] = *t;
+			s[np].addr = t->addr + k;
+			s[np].len = (uint8_t)(t->len - k);
+			memmove(s[np].bytes, t->bytes + k, t->len - k);
+			owner[np++] = (uint32_t)i;
+		}
+	}
+	for (size_t i = 0; i < np; i++) {
 		w[i] = (uint8_t)pick_writer(s[i].addr, s[i].len);
 		/* /proc/self/mem copies in any order on x86-64: not for an
 		 * atomic step there (pick_writer only returns W_MEM when
@@ -986,24 +1017,24 @@ size_t dc_text_steps(const struct arch_step *s, size_t n, bool *ok)
 	if (npages) {
 		nspans = open_spans(pages, npages, lo, hi);
 		if (nspans < 0) {
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < np; i++)
 				if (w[i] == W_PROT)
 					w[i] = W_NONE;
 			nspans = 0;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < np; i++) {
 		bool done = w[i] != W_NONE && do_step(&s[i], w[i]);
 
-		if (ok)
-			ok[i] = done;
+		if (!done && ok)
+			ok[owner[i]] = false;
 		refused += !done;
 	}
 	close_spans(lo, hi, (size_t)nspans);
-	DC_STAT_ADD(patches, n - refused);
+	DC_STAT_ADD(patches, np - refused);
 	if (refused)
 		DC_STAT_ADD(refused, refused);
 	if (pages != stackbuf)
-		dc_free(pages, size + n);
+		dc_free(pages, size);
 	return refused;
 }

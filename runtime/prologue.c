@@ -94,6 +94,8 @@ struct dc_fmod {
 	bool seen;
 	unsigned nfn;
 	struct dc_fn *fns;
+	unsigned nexec;
+	uintptr_t exec_lo[4], exec_hi[4]; /* executable PT_LOAD segments */
 };
 
 static struct dc_fmod *fmods;
@@ -104,28 +106,59 @@ static bool scanned;
 static struct dc_fn **fn_hash;
 static size_t fn_hash_cap;
 
-/* --- generated code --- */
+/* --- generated code ---
+ * Jump functions and "original" thunks live in 1 MiB chunks mapped R-X,
+ * 64 KiB aligned, written like any text (dc_text_write: the memfd alias,
+ * /proc/self/mem or, last, mprotect).  The chunks count as one segment for
+ * the alias writer (dc_fentry_same_segment) and no block crosses a page:
+ * a block is always written through one writer. */
 #define POOL_CHUNK (1UL << 20)
+#define POOL_ALIGN (64UL << 10)
+#define POOL_MAX 64
 static uintptr_t pool_cur, pool_end;
+static uintptr_t pool_lo[POOL_MAX];
+static unsigned pool_n;
 
 static uintptr_t pool_get(size_t size, uintptr_t near)
 {
+	uintptr_t pm = (uintptr_t)getpagesize() - 1, at;
+
 	size = (size + 15) & ~(size_t)15;
-	if (pool_cur + size > pool_end) {
+	at = pool_cur;
+	if (((at ^ (at + size - 1)) & ~pm))
+		at = (at + pm) & ~pm; /* next page */
+	if (!pool_cur || at + size > pool_end) {
 		/* near the handlers' text if possible: direct calls */
 		uintptr_t hint = near ? (near & ~(POOL_CHUNK - 1)) -
 						(64UL << 20) : 0;
-		void *p = mmap((void *)hint, POOL_CHUNK, ARCH_TEXT_PROT,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint8_t *p = mmap((void *)hint, POOL_CHUNK + POOL_ALIGN,
+				  ARCH_TEXT_PROT, MAP_PRIVATE | MAP_ANONYMOUS,
+				  -1, 0);
+		uintptr_t b, e;
 
 		if (p == MAP_FAILED)
 			return 0;
-		pool_cur = (uintptr_t)p;
-		pool_end = pool_cur + POOL_CHUNK;
+		b = ((uintptr_t)p + POOL_ALIGN - 1) & ~(POOL_ALIGN - 1);
+		e = b + POOL_CHUNK;
+		if (b != (uintptr_t)p)
+			munmap(p, b - (uintptr_t)p);
+		munmap((void *)e, (uintptr_t)p + POOL_CHUNK + POOL_ALIGN - e);
+		if (pool_n < POOL_MAX)
+			pool_lo[pool_n++] = b;
+		pool_cur = at = b;
+		pool_end = e;
 	}
-	pool_cur += size;
+	pool_cur = at + size;
 	DC_STAT_ADD(stubs, 1);
-	return pool_cur - size;
+	return at;
+}
+
+static bool in_pool(uintptr_t lo, uintptr_t hi)
+{
+	for (unsigned i = 0; i < pool_n; i++)
+		if (lo >= pool_lo[i] && hi <= pool_lo[i] + POOL_CHUNK)
+			return true;
+	return false;
 }
 
 static int code_err; /* why the last generated code was not written */
@@ -433,6 +466,14 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	m->path_len = len;
 	m->base = info->dlpi_addr;
 	m->seen = true;
+	for (int i = 0; i < info->dlpi_phnum && m->nexec < 4; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		m->exec_lo[m->nexec] = m->base + ph->p_vaddr;
+		m->exec_hi[m->nexec++] = m->base + ph->p_vaddr + ph->p_memsz;
+	}
 	/* the main program first, then in load order */
 	struct dc_fmod **tail = &fmods;
 
@@ -475,6 +516,22 @@ static void rescan(void)
 	}
 	if (dropped)
 		hash_rebuild();
+}
+
+/* Text writers alias whole 64 KiB chunks inside one executable segment
+ * (patch.c): the segments of the modules with patchable functions. */
+bool dc_fentry_same_segment(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t pm = (uintptr_t)getpagesize() - 1;
+
+	if (in_pool(lo, hi))
+		return true;
+	for (struct dc_fmod *m = fmods; m; m = m->next)
+		for (unsigned i = 0; m->nfn && i < m->nexec; i++)
+			if (lo >= (m->exec_lo[i] & ~pm) &&
+			    hi <= ((m->exec_hi[i] + pm) & ~pm))
+				return true;
+	return false;
 }
 
 /* --- patching --- */

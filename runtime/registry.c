@@ -105,7 +105,7 @@ bool dc_same_segment(uintptr_t lo, uintptr_t hi)
 			if (lo >= (m->exec_lo[i] & ~pm) &&
 			    hi <= ((m->exec_hi[i] + pm) & ~pm))
 				return true;
-	return false;
+	return dc_fentry_same_segment(lo, hi); /* modules with prologues */
 }
 
 /* Find the executable segments of the object that contains `addr`. */

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Per-call cost of function-entry patching (x86-64; see prologue_cost.c and
+# docs/prologues.md): no NOPs, NOPs, hooks relevant/irrelevant, k handlers,
+# a redirect, and hooking 10,000 functions in one batch.
+#
+# Environment: BUILD_DIR (default build), CC (clang-19; gcc-12 works too),
+# PROLOGUE_COST_ARGS ("<calls> <runs>", default "10000000 5").
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+build=${BUILD_DIR:-$root/build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "prologue_cost: x86-64 only (function-entry patching elsewhere is not done yet)"
+  exit 0
+fi
+cc=${CC:-clang-19}
+out=$build/bench/prologue_cost/$(basename "$cc")
+mkdir -p "$out"
+dcc=("$build/bin/dyncall-cc" "$cc")
+"${dcc[@]}" -O2 -c "$here/prologue_cost_fns.c" -o "$out/plain.o"
+"${dcc[@]}" --dyncall-prologues -DPFE -O2 -c "$here/prologue_cost_fns.c" -o "$out/pfe.o"
+"${dcc[@]}" -O2 "$here/prologue_cost.c" "$out/plain.o" "$out/pfe.o" -o "$out/prologue_cost"
+# shellcheck disable=SC2086
+"$out/prologue_cost" ${PROLOGUE_COST_ARGS:-}

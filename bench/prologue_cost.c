@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+/*
+ * prologue_cost: what function-entry patching costs per call (x86-64), in
+ * one process (docs/prologues.md, bench/README.md).  A trivial function
+ * (one dependent add, its own unit) is called N times in a loop whose
+ * result feeds the next call; each variant is run R times, interleaved,
+ * and the minimum is reported:
+ *
+ *   no NOPs         t_plain, built without -fpatchable-function-entry
+ *   NOPs (0/0)      t_pfe, built with --dyncall-prologues, nothing hooked
+ *   1/0 1/10 1/100  t_pfe with one handler; 0, 10, 100 other functions
+ *                   hooked too (irrelevant hooks)
+ *   2/0 10/0        2 and 10 handlers on t_pfe
+ *   redirect        t_pfe redirected to t_target, against a direct call to
+ *                   t_target (built without NOPs)
+ * then the time to hook 10,000 functions in one batch and to unhook them
+ * (the minimum over the runs: jump functions cached; and the first run,
+ * which generates them).
+ *
+ *   prologue_cost [N [R]]    default N = 10000000, R = 5
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <dyncall.h>
+
+long t_plain(long), t_target(long), t_pfe(long);
+extern void *const many[10000];
+
+static long sink;
+
+static void handler(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	++*(long *)data;
+	(void)fn, (void)ret, (void)r;
+}
+
+/* ten distinct handlers for the k-handler rows */
+#define H(n) static void h##n(void *fn, void *ret, void *data, \
+			      struct dyncall_regs *r) \
+	{ ++*(long *)data; (void)fn, (void)ret, (void)r; }
+H(0) H(1) H(2) H(3) H(4) H(5) H(6) H(7) H(8) H(9)
+static const dyncall_fn_handler hs[10] = { h0, h1, h2, h3, h4, h5, h6, h7,
+					   h8, h9 };
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+#define LOOP(name, f) \
+	static double name(long n) \
+	{ \
+		long x = 0; \
+		double t = now(); \
+		for (long i = 0; i < n; i++) \
+			x = f(x); \
+		t = now() - t; \
+		sink += x; \
+		return t / n; \
+	}
+LOOP(run_plain, t_plain)
+LOOP(run_pfe, t_pfe)
+LOOP(run_target, t_target)
+
+enum { V_PLAIN, V_NOPS, V_1_0, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
+       V_REDIRECT, NV };
+static const char *const names[NV] = {
+	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
+	"1 hook + 10 irrelevant (1/10)", "1 hook + 100 irrelevant (1/100)",
+	"2 handlers (2/0)", "10 handlers (10/0)", "direct call to target",
+	"redirected call",
+};
+
+static long count;
+
+static void must(int s, const char *what)
+{
+	if (s) {
+		fprintf(stderr, "prologue_cost: %s: status %d (%s)\n", what, s,
+			dyncall_status_string());
+		exit(1);
+	}
+}
+
+static void set_state(int v)
+{
+	must(dyncall_fn_restore(t_pfe), "restore");
+	must(dyncall_fn_restore_batch(many, 100), "restore irrelevant");
+	switch (v) {
+	case V_1_0:
+	case V_1_10:
+	case V_1_100:
+		must(dyncall_fn_hook(t_pfe, handler, &count), "hook");
+		if (v != V_1_0)
+			must(dyncall_fn_hook_batch(many, v == V_1_10 ? 10 : 100,
+						   handler, &count),
+			     "irrelevant hooks");
+		break;
+	case V_2_0:
+	case V_10_0:
+		for (int k = 0; k < (v == V_2_0 ? 2 : 10); k++)
+			must(dyncall_fn_hook(t_pfe, hs[k], &count), "hook k");
+		break;
+	case V_REDIRECT:
+		must(dyncall_fn_redirect(t_pfe, t_target), "redirect");
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 10000000;
+	int reps = argc > 2 ? atoi(argv[2]) : 5;
+	double best[NV], hook_ms = 1e30, unhook_ms = 1e30, first_ms = 0;
+
+	for (int v = 0; v < NV; v++)
+		best[v] = 1e30;
+	for (int r = 0; r < reps; r++) {
+		for (int v = 0; v < NV; v++) {
+			double t;
+
+			set_state(v);
+			t = v == V_PLAIN ? run_plain(n) :
+			    v == V_DIRECT ? run_target(n) : run_pfe(n);
+			if (t < best[v])
+				best[v] = t;
+		}
+		set_state(V_NOPS);
+		double t0 = now();
+		must(dyncall_fn_hook_batch(many, 10000, handler, &count),
+		     "hook 10000");
+		double t1 = now();
+		must(dyncall_fn_unhook_batch(many, 10000, handler),
+		     "unhook 10000");
+		double t2 = now();
+		if (!r)
+			first_ms = (t1 - t0) / 1e6;
+		if ((t1 - t0) / 1e6 < hook_ms)
+			hook_ms = (t1 - t0) / 1e6;
+		if ((t2 - t1) / 1e6 < unhook_ms)
+			unhook_ms = (t2 - t1) / 1e6;
+	}
+	printf("prologue_cost: %ld calls x %d runs (minimum), x86-64\n", n, reps);
+	printf("%-34s %9s %9s %8s\n", "variant", "ns/call", "over 0/0",
+	       "ratio");
+	for (int v = 0; v < NV; v++) {
+		double ref = v == V_PLAIN || v == V_NOPS ? best[V_PLAIN] :
+			     v == V_DIRECT || v == V_REDIRECT ? best[V_DIRECT] :
+							       best[V_NOPS];
+
+		printf("%-34s %9.3f %+9.3f %8.3f\n", names[v], best[v],
+		       v == V_PLAIN || v == V_DIRECT ? 0.0 :
+		       best[v] - (v >= V_1_0 && v <= V_10_0 ? best[V_NOPS] : ref),
+		       best[v] / ref);
+	}
+	printf("1/100 vs 1/0: %.3f; 10/0 vs 2/0 handlers cost: %.2f x\n",
+	       best[V_1_100] / best[V_1_0],
+	       (best[V_10_0] - best[V_NOPS]) / (best[V_2_0] - best[V_NOPS]));
+	printf("hook 10,000 functions in one batch:   %8.3f ms "
+	       "(first time, generating their jump functions: %.3f ms)\n",
+	       hook_ms, first_ms);
+	printf("unhook 10,000 functions in one batch: %8.3f ms\n", unhook_ms);
+	return sink == 42; /* keep the loops */
+}

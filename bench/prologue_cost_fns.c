@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+/*
+ * The functions prologue_cost measures, compiled twice by
+ * prologue_cost.bench.sh: with -DPFE and the --dyncall-prologues flags
+ * (patchable prologues) and without (no NOPs).  Each does one dependent
+ * add, like bench/call_cost_callee.c.
+ */
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE __attribute__((noinline, noclone))
+#endif
+
+#ifdef PFE
+NOINLINE long t_pfe(long x) { return x + 1; }
+
+/* 10,000 more for the batch, and the irrelevant hooks' functions */
+#define F(n) NOINLINE long many_##n(long x) { return x + n; }
+#define F10(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6) \
+	F(n##7) F(n##8) F(n##9)
+#define F100(n) F10(n##0) F10(n##1) F10(n##2) F10(n##3) F10(n##4) \
+	F10(n##5) F10(n##6) F10(n##7) F10(n##8) F10(n##9)
+#define F1000(n) F100(n##0) F100(n##1) F100(n##2) F100(n##3) F100(n##4) \
+	F100(n##5) F100(n##6) F100(n##7) F100(n##8) F100(n##9)
+F1000(1) F1000(2) F1000(3) F1000(4) F1000(5) F1000(6) F1000(7) F1000(8)
+F1000(9) F1000(10)
+#undef F
+#define F(n) (void *)many_##n,
+void *const many[10000] = { F1000(1) F1000(2) F1000(3) F1000(4) F1000(5)
+	F1000(6) F1000(7) F1000(8) F1000(9) F1000(10) };
+#else
+NOINLINE long t_plain(long x) { return x + 1; }
+NOINLINE long t_target(long x) { return x + 1; }
+#endif
