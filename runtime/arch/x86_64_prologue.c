@@ -15,17 +15,17 @@
  * Patched (P = func, or func+4 after endbr64):
  *
  *   func-24:  <slot: 8 bytes>                    jump function or target
- *   P-12:     ff 25 <rel32 to slot>              jmp *slot(%rip)   (ool)
- *   P:        eb f2                              jmp P-12
+ *   P-11:     ff 25 <rel32 to slot>              jmp *slot(%rip)   (ool)
+ *   P:        eb f3                              jmp P-11
  *   P+2:      the rest of the entry NOPs, never reached from P
  *
- * Why `eb f2` and not a 5-byte jmp or call: GCC's five NOPs are five
+ * Why `eb f3` and not a 5-byte jmp or call: GCC's five NOPs are five
  * instructions, and a thread preempted between two of them resumes at
  * P+1..P+4; only the first two bytes change, and a thread resuming at
- * P+1 decodes f2 90 (`repne nop`, a NOP) and goes on into the body.  The
- * displacement -14 is the largest that both layouts fit (with endbr64
- * the out-of-line jump must end before func); -15 (int1) and -16 (lock)
- * would fault.  P and P+1 sit in one aligned quadword (P & 7 is 0 or 4):
+ * P+1 decodes f3 90 (`pause`) and goes on into the NOPs and the body.  The
+ * displacement -13 is the largest that fits both layouts (with endbr64
+ * the 6-byte out-of-line jump must end at func = P-4) and decodes
+ * harmlessly: -12 would be hlt (#GP in user mode).  P and P+1 sit in one aligned quadword (P & 7 is 0 or 4):
  * one atomic store turns the entry on or off.  jmp, not call: a redirect
  * target returns straight to the caller (no unbalanced return stack),
  * and a hook's jump function continues at resume by a jmp of its own.
@@ -35,7 +35,7 @@
  *      new jump functions written to fresh memory;
  *   2. one membarrier (SYNC_CORE) if 1. wrote anything;
  *   3. slot <- jump function or target (one aligned 8-byte store);
- *   4. entry <- eb f2 (on) or its original two bytes (off): one atomic
+ *   4. entry <- eb f3 (on) or its original two bytes (off): one atomic
  *      store.  The slot is never cleared: a thread that passed P before
  *      4. reaches what the slot held, which stays valid.
  */
@@ -46,13 +46,13 @@
 
 #define PRE_ENTRY 24                  /* -fpatchable-function-entry=,24 */
 #define ENTRY_NOPS 5                  /* ... =29: 5 NOP bytes at entry  */
-#define OOL_OFF 12                    /* ool at P - 12                  */
+#define OOL_OFF 11                    /* ool at P - 11                  */
 static const uint8_t ENDBR64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const uint8_t NOP5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x08 }; /* nopl 8(%rax,%rax) */
 static const uint8_t NOP5_0[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 #define OP_NOP 0x90
 #define OP_JMP8 0xeb                  /* jmp rel8                       */
-#define ENTRY_REL8 0xf2               /* -14: P+2-14 = P-12             */
+#define ENTRY_REL8 0xf3               /* -13: P+2-13 = P-11             */
 #define OP_JMP_IND 0xff               /* ff 25 rel32: jmp *rel32(%rip)  */
 #define MODRM_JMP_RIP 0x25
 #define MODRM_CALL_RIP 0x15           /* ff 15: call *rel32(%rip)       */

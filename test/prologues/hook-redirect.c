@@ -1,8 +1,8 @@
-// Checks hooks and redirects on patchable prologues (GCC and Clang, with and without endbr64): handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
+// Checks hooks and redirects on patchable prologues (GCC and Clang, with and without endbr64): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (f3 90 = pause); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
 // REQUIRES: x86_64, dyncall-runtime
 // (x86_64: the only arch with function-entry patching so far)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
-// RUN: %t.gcc | FileCheck %s
+// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,MIDNOP
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
 // RUN: %t.gcc-cet | FileCheck %s
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
@@ -105,6 +105,19 @@ int main(void)
 	// CHECK-NEXT: redirect other: 0 -> 9
 	s = dyncall_fn_redirect(other, ident);
 	printf("redirect other: %d -> %ld\n", s, o(9));
+	/* GCC's five one-byte NOPs: a thread preempted after the first one
+	 * resumes at P+1 once the entry is `eb f3`: it must decode `f3 90`
+	 * (pause), then NOPs, then the body.  Simulated by calling P+1. */
+	const volatile unsigned char *e = (const volatile unsigned char *)parse;
+	if (e[0] == 0x90 && e[1] == 0x90 && e[4] == 0x90) {
+		s = dyncall_fn_hook(parse, spy, &count);
+		long (*mid)(long, long) = (long (*)(long, long))((const char *)parse + 1);
+		// MIDNOP-NEXT: mid-nop resume: 0 eb f3 -> 34 count 4
+		v = mid(3, 4);
+		printf("mid-nop resume: %d %02x %02x -> %ld count %ld\n", s, e[0],
+		       e[1], v, count);
+		dyncall_fn_restore(parse);
+	}
 	// CHECK-NEXT: status: ok
 	printf("status: %s\n", dyncall_status_string());
 	return 0;
