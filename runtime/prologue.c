@@ -52,7 +52,8 @@
 #define PFE_SECTION "__patchable_function_entries"
 
 /* The recursion guard the trampolines test (initial-exec: one %fs load). */
-DC_HIDDEN __thread int dc_fentry_busy __attribute__((tls_model("initial-exec")));
+DC_HIDDEN __thread int dc_fentry_busy
+	__attribute__((tls_model("initial-exec")));
 
 /* One generated jump function, cached per function. */
 struct dc_jf {
@@ -76,11 +77,11 @@ struct dc_fn {
 	struct arch_fentry a;
 	struct dc_fmod *mod;
 	const char *name;
-	int status;             /* probe result: DYNCALL_OK or why not    */
-	struct dc_fwant w;      /* handlers (in order), redirect target   */
-	uintptr_t slot_val;     /* what the slot holds (never cleared)    */
-	uintptr_t orig;         /* dyncall_fn_original thunk, or 0        */
-	bool on;                /* the entry branches to ool              */
+	int status; /* probe result: DYNCALL_OK or why not */
+	struct dc_fwant w; /* handlers (in order), redirect target */
+	uintptr_t slot_val; /* what the slot holds (never cleared) */
+	uintptr_t orig; /* dyncall_fn_original thunk, or 0 */
+	bool on; /* the entry branches to ool */
 	bool ool_done;
 	bool queued;
 	struct dc_jf *jfs;
@@ -129,8 +130,8 @@ static uintptr_t pool_get(size_t size, uintptr_t near)
 		at = (at + pm) & ~pm; /* next page */
 	if (!pool_cur || at + size > pool_end) {
 		/* near the handlers' text if possible: direct calls */
-		uintptr_t hint = near ? (near & ~(POOL_CHUNK - 1)) -
-						(64UL << 20) : 0;
+		uintptr_t hint =
+			near ? (near & ~(POOL_CHUNK - 1)) - (64UL << 20) : 0;
 		uint8_t *p = mmap((void *)hint, POOL_CHUNK + POOL_ALIGN,
 				  ARCH_TEXT_PROT, MAP_PRIVATE | MAP_ANONYMOUS,
 				  -1, 0);
@@ -253,17 +254,23 @@ static void sort_uptr(uintptr_t *a, size_t n) /* heapsort: no malloc */
 				c++;
 			if (a[r] >= a[c])
 				break;
-			uintptr_t t = a[r]; a[r] = a[c]; a[c] = t;
+			uintptr_t t = a[r];
+			a[r] = a[c];
+			a[c] = t;
 		}
 	}
 	for (size_t e = n; e-- > 1;) {
-		uintptr_t t = a[0]; a[0] = a[e]; a[e] = t;
+		uintptr_t t = a[0];
+		a[0] = a[e];
+		a[e] = t;
 		for (size_t r = 0, c; (c = 2 * r + 1) < e; r = c) {
 			if (c + 1 < e && a[c + 1] > a[c])
 				c++;
 			if (a[r] >= a[c])
 				break;
-			t = a[r]; a[r] = a[c]; a[c] = t;
+			t = a[r];
+			a[r] = a[c];
+			a[c] = t;
 		}
 	}
 }
@@ -274,14 +281,14 @@ static bool in_exec(const struct dl_phdr_info *info, uintptr_t a)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-		    a >= lo && a < lo + ph->p_memsz)
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= lo &&
+		    a < lo + ph->p_memsz)
 			return true;
 	}
 	return false;
 }
 
-static bool sh_ok(const ElfW(Ehdr) *eh, size_t size, const ElfW(Shdr) *sh)
+static bool sh_ok(const ElfW(Ehdr) * eh, size_t size, const ElfW(Shdr) * sh)
 {
 	return sh->sh_type == SHT_NOBITS ||
 	       (sh->sh_offset <= size && sh->sh_size <= size - sh->sh_offset);
@@ -289,7 +296,7 @@ static bool sh_ok(const ElfW(Ehdr) *eh, size_t size, const ElfW(Shdr) *sh)
 
 /* Name the module's functions from its symbol table (by address). */
 static void name_fns(struct dc_fmod *m, const uint8_t *file, size_t size,
-		     const ElfW(Ehdr) *eh, const ElfW(Shdr) *shs)
+		     const ElfW(Ehdr) * eh, const ElfW(Shdr) * shs)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned want = pass ? SHT_DYNSYM : SHT_SYMTAB;
@@ -297,7 +304,7 @@ static void name_fns(struct dc_fmod *m, const uint8_t *file, size_t size,
 
 		for (unsigned s = 0; s < eh->e_shnum; s++) {
 			const ElfW(Shdr) *sh = &shs[s], *st;
-			const ElfW(Sym) *syms;
+			const ElfW(Sym) * syms;
 
 			if (sh->sh_type != want || sh->sh_link >= eh->e_shnum ||
 			    !sh_ok(eh, size, sh) || !sh->sh_entsize)
@@ -307,7 +314,8 @@ static void name_fns(struct dc_fmod *m, const uint8_t *file, size_t size,
 				continue;
 			any = true;
 			syms = (const ElfW(Sym) *)(file + sh->sh_offset);
-			for (size_t i = 0; i < sh->sh_size / sizeof(*syms); i++) {
+			for (size_t i = 0; i < sh->sh_size / sizeof(*syms);
+			     i++) {
 				const ElfW(Sym) *y = &syms[i];
 				struct dc_fn *f;
 				const char *nm;
@@ -342,8 +350,8 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	const char *path = m->path[0] ? m->path : "/proc/self/exe";
 	uintptr_t *recs = NULL;
 	size_t nrecs = 0, cap = 0, size;
-	const ElfW(Ehdr) *eh;
-	const ElfW(Shdr) *shs, *shstr;
+	const ElfW(Ehdr) * eh;
+	const ElfW(Shdr) * shs, *shstr;
 	struct stat st;
 	uint8_t *file;
 	int fd;
@@ -362,8 +370,7 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 		return;
 	eh = (const ElfW(Ehdr) *)file;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || !eh->e_shoff ||
-	    eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff > size ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > size ||
 	    (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum ||
 	    eh->e_shstrndx >= eh->e_shnum)
 		goto out;
@@ -558,7 +565,7 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 			bool noop = !fs[i]->on && !fs[i]->w.nh &&
 				    !fs[i]->w.redirect;
 
-			st[i] = noop ? DYNCALL_OK :
+			st[i] = noop	      ? DYNCALL_OK :
 				dc_cfg.status ? dc_cfg.status :
 						DYNCALL_ERR_DISABLED;
 			if (st[i] && !ret)
@@ -566,8 +573,8 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 		}
 		return ret;
 	}
-	size = n * (sizeof(*steps) + sizeof(*want) + sizeof(*oolk) +
-		    sizeof(*ok));
+	size = n *
+	       (sizeof(*steps) + sizeof(*want) + sizeof(*oolk) + sizeof(*ok));
 	steps = dc_alloc(size);
 	if (!steps)
 		return DYNCALL_ERR_NOMEM;
@@ -811,8 +818,7 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 	return ret;
 }
 
-DC_EXPORT int dyncall_fn_hook(void *fn, dyncall_fn_handler handler,
-			      void *data)
+DC_EXPORT int dyncall_fn_hook(void *fn, dyncall_fn_handler handler, void *data)
 {
 	return fn_op(&fn, 1, OP_HOOK, (uintptr_t)handler, (uintptr_t)data);
 }

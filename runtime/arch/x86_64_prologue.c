@@ -44,19 +44,19 @@
 #include "../internal.h"
 #include "arch.h"
 
-#define PRE_ENTRY 24                  /* -fpatchable-function-entry=,24 */
-#define ENTRY_NOPS 5                  /* ... =29: 5 NOP bytes at entry  */
-#define OOL_OFF 11                    /* ool at P - 11                  */
+#define PRE_ENTRY 24 /* -fpatchable-function-entry=,24 */
+#define ENTRY_NOPS 5 /* ... =29: 5 NOP bytes at entry */
+#define OOL_OFF 11 /* ool at P - 11 */
 static const uint8_t ENDBR64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-static const uint8_t NOP5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x08 }; /* nopl 8(%rax,%rax) */
+static const uint8_t NOP5[5] = { 0x0f, 0x1f, 0x44, 0x00,
+				 0x08 }; /* nopl 8(%rax,%rax) */
 static const uint8_t NOP5_0[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 #define OP_NOP 0x90
-#define OP_JMP8 0xeb                  /* jmp rel8                       */
-#define ENTRY_REL8 0xf3               /* -13: P+2-13 = P-11             */
-#define OP_JMP_IND 0xff               /* ff 25 rel32: jmp *rel32(%rip)  */
+#define OP_JMP8 0xeb /* jmp rel8 */
+#define ENTRY_REL8 0xf3 /* -13: P+2-13 = P-11 */
+#define OP_JMP_IND 0xff /* ff 25 rel32: jmp *rel32(%rip) */
 #define MODRM_JMP_RIP 0x25
-#define MODRM_CALL_RIP 0x15           /* ff 15: call *rel32(%rip)       */
-#define OP_CALL 0xe8                  /* call rel32                     */
+#define OP_CALL 0xe8 /* call rel32 */
 #define OP_RET 0xc3
 #define OP_PUSH_RBX 0x53
 #define OP_POP_RBX 0x5b
@@ -187,9 +187,9 @@ static bool rel32_ok(uintptr_t from, uintptr_t to)
  *          | 48 b8 <h> ff d0        else movabs $h, %rax; call *%rax)
  *          5b c3                   pop %rbx; ret
  */
-#define JF_HEAD 32   /* endbr, movabs, jmp *lit, lit, pad to 8 */
+#define JF_HEAD 32 /* endbr, movabs, jmp *lit, lit, pad to 8 */
 #define JF_DESC 24
-#define JF_CALL 40   /* worst case of one handler's calls      */
+#define JF_CALL 40 /* worst case of one handler's calls */
 
 size_t arch_fentry_jf_size(unsigned n)
 {
@@ -203,10 +203,12 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	uint8_t *p = buf;
 	uintptr_t desc = at + JF_HEAD, calls = desc + JF_DESC;
 	uintptr_t tramp = (uintptr_t)dc_fentry_tramp;
-	static const uint8_t jmp_lit[6] = { OP_JMP_IND, MODRM_JMP_RIP, 0, 0,
-					    0, 0 };
-	static const uint8_t calls_head[] = { 0xf3, 0x0f, 0x1e, 0xfa,
-					      OP_PUSH_RBX, 0x48, 0x89, 0xfb };
+	static const uint8_t jmp_lit[6] = { OP_JMP_IND, MODRM_JMP_RIP, 0, 0, 0,
+					    0 };
+	/* endbr64; push %rbx; mov %rdi, %rbx */
+	static const uint8_t endbr_push[] = { 0xf3, 0x0f, 0x1e, 0xfa,
+					      OP_PUSH_RBX };
+	static const uint8_t mov_rdi_rbx[3] = { 0x48, 0x89, 0xfb };
 	static const uint8_t ld_ret[4] = { 0x48, 0x8b, 0x73, 0x38 };
 	static const uint8_t mov_rcx[3] = { 0x48, 0x89, 0xd9 };
 	static const uint8_t call_rax[2] = { 0xff, 0xd0 };
@@ -220,7 +222,8 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	p = put(p, &calls, 8);
 	p = put(p, &resume, 8);
 	p = put(p, &fn, 8);
-	p = put(p, calls_head, sizeof(calls_head));
+	p = put(p, endbr_push, sizeof(endbr_push));
+	p = put(p, mov_rdi_rbx, sizeof(mov_rdi_rbx));
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t after;
 
@@ -254,8 +257,8 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 size_t arch_fentry_emit_orig(uint8_t *buf, uintptr_t at,
 			     const struct arch_fentry *f)
 {
-	static const uint8_t jmp_lit[6] = { OP_JMP_IND, MODRM_JMP_RIP, 0, 0,
-					    0, 0 };
+	static const uint8_t jmp_lit[6] = { OP_JMP_IND, MODRM_JMP_RIP, 0, 0, 0,
+					    0 };
 	uint8_t *p = buf;
 
 	(void)at;
