@@ -436,7 +436,23 @@ out:
 struct scan {
 	bool first;
 	bool unchanged;
+	bool subs_moved; /* something was unloaded since the last scan */
 };
+
+/* dlclose then dlopen of the same file at the same address looks like the
+ * same module; its text is fresh: an out-of-line sequence we wrote is
+ * gone.  (A module none of whose functions was ever patched is the same
+ * as a fresh load of it.) */
+static bool reloaded(const struct dc_fmod *m)
+{
+	struct arch_step st;
+
+	for (unsigned i = 0; i < m->nfn; i++)
+		if (m->fns[i].ool_done &&
+		    arch_fentry_ool_steps(&m->fns[i].a, &st, 1) != 0)
+			return true;
+	return false;
+}
 
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -452,12 +468,15 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 			sc->unchanged = true;
 			return 1; /* nothing loaded or unloaded since */
 		}
+		sc->subs_moved = info->dlpi_subs != seen_subs;
 		seen_adds = info->dlpi_adds;
 		seen_subs = info->dlpi_subs;
 	}
 	for (m = fmods; m; m = m->next)
 		if (m->base == info->dlpi_addr && m->path_len == len &&
-		    !memcmp(m->path, name, len)) {
+		    !memcmp(m->path, name, len) && !m->seen) {
+			if (sc->subs_moved && reloaded(m))
+				break; /* a new load: a new record */
 			m->seen = true;
 			return 0;
 		}
@@ -494,7 +513,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 /* Bring the module list up to date (dlopen, dlclose since the last call). */
 static void rescan(void)
 {
-	struct scan sc = { .first = true, .unchanged = false };
+	struct scan sc = { .first = true };
 	bool dropped = false;
 
 	for (struct dc_fmod *m = fmods; m; m = m->next)
@@ -513,9 +532,14 @@ static void rescan(void)
 			pm = &m->next;
 			continue;
 		}
-		/* dlclosed: its functions are gone (its jump functions stay
-		 * in the pool: a thread may still be leaving one) */
+		/* dlclosed (or loaded again: a new record was made): its
+		 * functions are gone (their jump functions stay in the pool:
+		 * a thread may still be leaving one), and so are the text
+		 * writers' aliases of its pages: a module loaded there next
+		 * has fresh pages the old alias does not reach */
 		*pm = m->next;
+		for (unsigned i = 0; i < m->nexec; i++)
+			dc_text_forget(m->exec_lo[i], m->exec_hi[i]);
 		dc_free(m->fns, m->nfn * sizeof(*m->fns));
 		dc_free(m->path, m->path_len + 1);
 		dc_free(m, sizeof(*m));

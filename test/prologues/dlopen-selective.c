@@ -1,4 +1,4 @@
-// Checks registration across modules: a selective build (DYNCALL_PATCHABLE, DYNCALL_NOT_PATCHABLE, no --dyncall-prologues) in the main program and in a dlopen'ed DSO, functions found by name once loaded and gone after dlclose, hooks in the DSO.
+// Checks registration across modules: a selective build (DYNCALL_PATCHABLE, DYNCALL_NOT_PATCHABLE, no --dyncall-prologues) in the main program and in a dlopen'ed DSO, functions found by name once loaded and gone after dlclose, hooks in the DSO, and the DSO loaded again (fresh text at the same address) hooked again.
 // REQUIRES: x86_64, dyncall-runtime
 // (x86_64: the only arch with function-entry patching so far)
 // RUN: %dyncall_cc gcc-12 -O2 -fPIC -shared %S/Inputs/module.c -o %t.gcc.so
@@ -11,6 +11,7 @@
 // RUN: %t.all %t.gcc.so | FileCheck %s --check-prefixes=CHECK,ALL
 #include <dlfcn.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <dyncall.h>
 
@@ -64,5 +65,22 @@ int main(int argc, char **argv)
 	// CHECK-NEXT: after dlclose: 0 0
 	printf("after dlclose: %d %d\n", dyncall_fn_find("mod_patchable") != NULL,
 	       dyncall_fn_find("picked") != (void *)picked);
+	/* loaded again (usually at the same address) with no call of the API
+	 * between dlclose and dlopen: fresh text the runtime must not mistake
+	 * for the module it patched (else hooking skips the out-of-line jump
+	 * and the entry jumps into NOPs that slide back to it) */
+	alarm(20);
+	h = dlopen(argv[argc - 1], RTLD_NOW);
+	mp = (long (*)(long))dlsym(h, "mod_patchable");
+	s1 = dyncall_fn_hook(mp, count, (void *)100);
+	a = mp(5);
+	dlclose(h);
+	h = dlopen(argv[argc - 1], RTLD_NOW);
+	mp = (long (*)(long))dlsym(h, "mod_patchable");
+	s2 = dyncall_fn_hook(mp, count, (void *)1000);
+	b = mp(5);
+	// CHECK-NEXT: reloaded: 0 105 0 105 hits 1111
+	printf("reloaded: %d %ld %d %ld hits %ld\n", s1, a, s2, b, hits);
+	dlclose(h);
 	return 0;
 }
