@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Real-world benchmark: SQLite speedtest1 and Expat (tests/benchmark, xmlwf -d)
-# built plain, plain -fno-jump-tables, retpoline, retpoline + dyncall, and
-# (clang) IR PGO + retpoline with and without dyncall; interleaved rounds, CPU
-# time medians with IQR, overhead recovered, retpolines left (callgrind).
+# built plain, plain -fno-jump-tables, retpoline, retpoline + dyncall
+# (annotated), retpoline + whole-program dyncall (wp, unmodified sources), and
+# (clang) IR PGO + retpoline alone, with dyncall and with wp; interleaved
+# rounds, CPU time medians with IQR, overhead recovered, retpolines left
+# (callgrind).
 # See docs/realworld.md. Builds into $BUILD_DIR/realworld/.
 #
 # Environment: BUILD_DIR (default build), REALWORLD_ARGS (extra arguments of

@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
-"""Real-world benchmark: SQLite and Expat in six builds (bench/README.md, docs/realworld.md).
+"""Real-world benchmark: SQLite and Expat in eight builds (bench/README.md, docs/realworld.md).
 
     realworld.py [--compilers clang-19,gcc-12] [--rounds 5] [--sqlite-size 100]
                  [--xml-mb 4] [--bench-loops 10] [--no-build] [--no-callgrind]
                  [--json FILE]
 
 For each program and compiler the variants (plain, plain-nojt, retpoline,
-dyncall, and with Clang pgo, pgo-dyncall; scripts/realworld/build.sh) run
+dyncall, wp, and with Clang pgo, pgo-dyncall, pgo-wp;
+scripts/realworld/build.sh) run
 INTERLEAVED: round r runs every (workload, compiler, variant) once, in a
 fixed order, before round r+1. Each run's cost is the CPU time of the child
 (user + sys from os.wait4). Printed: the median and the inter-quartile range
 per variant, the share of the indirect-call overhead dyncall recovers,
 
-    recovered = (T_retpoline - T_dyncall) / (T_retpoline - T_plain_nojt)
-    recovered (pgo) = (T_pgo - T_pgo_dyncall) / (T_pgo - T_plain_nojt)
+    recovered = (T_retpoline - T_x) / (T_retpoline - T_plain_nojt)
+    recovered (pgo-x) = (T_pgo - T_pgo_x) / (T_pgo - T_plain_nojt)
+    of whole = (T_retpoline - T_x) / (T_retpoline - T_plain)
 
-(n/a when the denominator is not positive), and the dynamic retpoline
+for x in dyncall, wp (pgo-dyncall, pgo-wp: "of whole" also from
+T_retpoline), n/a when the denominator is not positive; the dynamic retpoline
 executions left (callgrind --dump-instr=yes and the bytes of the executable
 mappings saved at exit, bench/realworld_execdump.c; deterministic;
 bench/realworld_callgrind.py) in
@@ -40,11 +43,11 @@ sys.path.insert(0, HERE)
 import realworld_callgrind  # noqa: E402  (bench/ is not a package)
 
 VARIANTS = {
-    "clang": ["plain", "plain-nojt", "retpoline", "dyncall", "pgo", "pgo-dyncall"],
-    "gcc": ["plain", "plain-nojt", "retpoline", "dyncall"],
+    "clang": ["plain", "plain-nojt", "retpoline", "dyncall", "wp", "pgo", "pgo-dyncall", "pgo-wp"],
+    "gcc": ["plain", "plain-nojt", "retpoline", "dyncall", "wp"],
 }
 RUN_TIMEOUT = 300  # seconds per run: a hung build variant fails the bench, never hangs it
-RETPOLINE_VARIANTS = ["retpoline", "dyncall", "pgo", "pgo-dyncall"]
+RETPOLINE_VARIANTS = ["retpoline", "dyncall", "wp", "pgo", "pgo-dyncall", "pgo-wp"]
 
 
 def kind(compiler):
@@ -238,10 +241,13 @@ def main():
                     }
                 )
             for row in rows[-len(VARIANTS[kind(c)]) :]:
-                if row["variant"] == "dyncall":
-                    row["recovered"] = share(med["retpoline"], med["dyncall"], med["plain-nojt"])
-                if row["variant"] == "pgo-dyncall":
-                    row["recovered"] = share(med["pgo"], med["pgo-dyncall"], med["plain-nojt"])
+                v = row["variant"]
+                if v in ("dyncall", "wp"):
+                    row["recovered"] = share(med["retpoline"], med[v], med["plain-nojt"])
+                if v in ("pgo-dyncall", "pgo-wp"):
+                    row["recovered"] = share(med["pgo"], med[v], med["plain-nojt"])
+                if v in ("dyncall", "wp", "pgo-dyncall", "pgo-wp"):
+                    row["of_whole"] = share(med["retpoline"], med[v], med["plain"])
 
     commit = subprocess.run(
         ["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True, check=False
@@ -254,7 +260,7 @@ def main():
     print(f"commit {commit}")
     hdr = (
         f"{'workload':<18} {'compiler':<9} {'variant':<12} {'median s':>9} {'IQR s':>7} "
-        f"{'vs retp':>8} {'recovered':>9} {'retpolines left':>16}"
+        f"{'vs retp':>8} {'recovered':>9} {'of whole':>8} {'retpolines left':>16}"
     )
     print(hdr)
     print("-" * len(hdr))
@@ -268,12 +274,14 @@ def main():
         )
         rec = row.get("recovered")
         rec_s = "" if "recovered" not in row else ("n/a" if rec is None else f"{100 * rec:.0f}%")
+        whole = row.get("of_whole")
+        whole_s = "" if "of_whole" not in row else ("n/a" if whole is None else f"{100 * whole:.0f}%")
         left = row["retpolines_left_pct"]
         left_s = "" if left is None else f"{left:.1f}% ({row['retpolines']:,})"
         print(
             f"{row['workload']:<18} {row['compiler']:<9} {row['variant']:<12} "
             f"{row['median_s']:>9.3f} {row['iqr_s']:>7.3f} {row['median_s'] / base:>7.2f}x "
-            f"{rec_s:>9} {left_s:>16}"
+            f"{rec_s:>9} {whole_s:>8} {left_s:>16}"
         )
     out = a.json or os.path.join(rw, "bench.json")
     with open(out, "w") as f:

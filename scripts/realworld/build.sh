@@ -10,6 +10,8 @@
 #           dyncall      retpoline + build/bin/dyncall-cc + the annotated copy (annotate.py)
 #           pgo          clang only: retpoline + -fprofile-use (profile of the pgo-gen build)
 #           pgo-dyncall  clang only: dyncall + the same profile
+#           wp           retpoline + dyncall-cc --dyncall-whole-program, UNMODIFIED sources
+#           pgo-wp       clang only: wp + the profile of pgo
 #           pgo-gen      clang only: the instrumented build (-fprofile-generate) pgo uses
 # COMPILER  clang-19 | gcc-12
 #
@@ -40,8 +42,8 @@ case $compiler in
 esac
 command -v "$compiler" >/dev/null || { echo "realworld: $compiler not found" >&2; exit 2; }
 case $variant in
-  plain|plain-nojt|retpoline|dyncall) ;;
-  pgo|pgo-dyncall|pgo-gen)
+  plain|plain-nojt|retpoline|dyncall|wp) ;;
+  pgo|pgo-dyncall|pgo-wp|pgo-gen)
     [ $kind = clang ] || { echo "realworld: variant $variant is Clang-only (IR PGO)" >&2; exit 2; } ;;
   *) usage ;;
 esac
@@ -64,9 +66,11 @@ if [ ! -f "$amal/sqlite3.c" ]; then
 fi
 
 # --- the annotated copy -------------------------------------------------------------
-dyncall=0
-case $variant in dyncall|pgo-dyncall) dyncall=1 ;; esac
-if [ $dyncall = 1 ]; then
+# dyncall=1: built through dyncall-cc; annotated=1: from the annotated copy
+# (the whole-program variants wp and pgo-wp compile the unmodified sources).
+dyncall=0 annotated=0
+case $variant in dyncall|pgo-dyncall) dyncall=1 annotated=1 ;; wp|pgo-wp) dyncall=1 ;; esac
+if [ $annotated = 1 ]; then
   "$here/annotate.py" --build "$build" --compiler "$compiler"
   sqlite_dir=$rw/annotated/$compiler/sqlite3 expat_dir=$rw/annotated/$compiler/expat
 else
@@ -81,7 +85,7 @@ fi
 # builds of one compiler must not run concurrently).
 pgo_path() {  # pgo_path PROGRAM DIR: print the path to compile DIR through
   case $variant in
-    pgo|pgo-dyncall|pgo-gen)
+    pgo|pgo-dyncall|pgo-wp|pgo-gen)
       local link=$rw/pgo-src/$compiler/$1
       mkdir -p "$(dirname "$link")"
       ln -sfn "$2" "$link"
@@ -98,6 +102,8 @@ case $variant in
   retpoline|dyncall) flags+=("${retpoline[@]}") ;;
   pgo-gen) flags+=("${retpoline[@]}" "-fprofile-generate=$out/profiles") ;;
   pgo|pgo-dyncall) flags+=("${retpoline[@]}") ;;  # + -fprofile-use per program
+  wp) flags+=(--dyncall-whole-program "${retpoline[@]}") ;;
+  pgo-wp) flags+=(--dyncall-whole-program "${retpoline[@]}") ;;  # + -fprofile-use
 esac
 cxx=${compiler/clang-/clang++-}; cxx=${cxx/gcc-/g++-}
 front=(); [ $dyncall = 1 ] && front=("$build/bin/dyncall-cc")
@@ -145,14 +151,14 @@ profile() {  # profile PROGRAM: the merged profile of the pgo-gen build (made if
 build_sqlite() {
   local o=$out/sqlite extra=()
   mkdir -p "$o"
-  if [ "$variant" = pgo ] || [ "$variant" = pgo-dyncall ]; then
+  if [ "$variant" = pgo ] || [ "$variant" = pgo-dyncall ] || [ "$variant" = pgo-wp ]; then
     local pd; pd=$(profile sqlite) || exit 1
     extra=("-fprofile-use=$pd" -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled)
   fi
   write_wrapper "$o/cc" "$compiler" "${extra[@]}"
   # speedtest1.c of the same release, from the tree (not in the amalgamation).
   local st=$src_sqlite/test/speedtest1.c
-  [ $dyncall = 1 ] && st=$sqlite_dir/speedtest1.c
+  [ $annotated = 1 ] && st=$sqlite_dir/speedtest1.c
   if stale "$o/.built" "$o/cc" "$sqlite_dir/sqlite3.c" "$st" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
     say "sqlite: compiling sqlite3.c and speedtest1"
     local sd; sd=$(pgo_path sqlite "$sqlite_dir")
@@ -170,7 +176,7 @@ build_sqlite() {
 build_expat() {
   local o=$out/expat extra=()
   mkdir -p "$o"
-  if [ "$variant" = pgo ] || [ "$variant" = pgo-dyncall ]; then
+  if [ "$variant" = pgo ] || [ "$variant" = pgo-dyncall ] || [ "$variant" = pgo-wp ]; then
     local pd; pd=$(profile expat) || exit 1
     extra=("-fprofile-use=$pd" -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled)
   fi

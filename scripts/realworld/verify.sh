@@ -6,7 +6,8 @@
 #
 #   scripts/realworld/verify.sh [COMPILER...]     (default: clang-19 gcc-12)
 #
-# Checks per compiler, for dyncall and (Clang) pgo-dyncall, each also under
+# Checks per compiler, for dyncall, wp (whole-program, unmodified sources)
+# and (Clang) pgo-dyncall, pgo-wp, each also under
 # DYNCALL_CHECK=1: speedtest1 --verify --size $REALWORLD_SIZE (default 100)
 # hash equal to the plain build's; Expat runtests pass; xmlwf -d output of a
 # generated 4 MB document equal to the plain build's; dyncall-rewrite check
@@ -28,8 +29,8 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 "$here/genxml.py" "$work/doc.xml" 4
 
 for c in "${compilers[@]}"; do
-  variants=(plain dyncall); checked=(dyncall)
-  case $c in clang-*) variants+=(pgo-dyncall); checked+=(pgo-dyncall) ;; esac
+  variants=(plain dyncall wp); checked=(dyncall wp)
+  case $c in clang-*) variants+=(pgo-dyncall pgo-wp); checked+=(pgo-dyncall pgo-wp) ;; esac
   for v in "${variants[@]}"; do
     "$here/build.sh" "$v" "$c" > "$work/build.log" 2>&1
     st=$?
