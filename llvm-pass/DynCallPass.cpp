@@ -142,6 +142,7 @@ private:
   Key *keyForAnnotation(const CallBase &Annotation);
   Key *keyForBase(Value *P);
   Key *keyForPointer(Value *P);
+  GlobalVariable *typeKeyDescriptor(const std::string &Sym);
   std::string unitId();
   Key &wholeProgramKey();
   bool readFilter();
@@ -343,17 +344,8 @@ Key *DynCallTransform::keyForName(StringRef Name) {
     Hash.update(Name);
     MD5::MD5Result R;
     Hash.final(R);
-    std::string Sym = (DYNCALL_TYPE_KEY_PREFIX + R.digest()).str();
-    auto *Ty = StructType::get(Ptr, Type::getInt64Ty(Ctx));
-    auto *GV = M.getGlobalVariable(Sym, true);
-    if (!GV) {
-      GV = new GlobalVariable(M, Ty, false, GlobalValue::LinkOnceODRLinkage,
-                              Constant::getNullValue(Ty), Sym);
-      GV->setVisibility(GlobalValue::HiddenVisibility);
-      GV->setComdat(M.getOrInsertComdat(Sym));
-      GV->setAlignment(Align(8));
-    }
-    K.Object = GV;
+    K.Object = typeKeyDescriptor(
+        (DYNCALL_TYPE_KEY_PREFIX + R.digest()).str());
   }
   return &K;
 }
@@ -421,18 +413,23 @@ Key &DynCallTransform::wholeProgramKey() {
   K.IsType = true;
   K.Escapes = true;
   K.IsWholeProgram = true;
-  std::string Sym = DYNCALL_WP_KEY_PREFIX + unitId();
-  auto *Ty = StructType::get(Ptr, Type::getInt64Ty(Ctx));
-  auto *GV = M.getGlobalVariable(Sym, true);
-  if (!GV) {
-    GV = new GlobalVariable(M, Ty, false, GlobalValue::LinkOnceODRLinkage,
-                            Constant::getNullValue(Ty), Sym);
-    GV->setVisibility(GlobalValue::HiddenVisibility);
-    GV->setComdat(M.getOrInsertComdat(Sym));
-    GV->setAlignment(Align(8));
-  }
-  K.Object = GV;
+  K.Object = typeKeyDescriptor(DYNCALL_WP_KEY_PREFIX + unitId());
   return K;
+}
+
+/// The struct dyncall_type_key named Sym (a type key's or the unit's
+/// whole-program key): writable, hidden, COMDAT so that the copies of a DSO
+/// merge, made once per module.
+GlobalVariable *DynCallTransform::typeKeyDescriptor(const std::string &Sym) {
+  auto *Ty = StructType::get(Ptr, Type::getInt64Ty(Ctx));
+  if (auto *GV = M.getGlobalVariable(Sym, true))
+    return GV;
+  auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::LinkOnceODRLinkage,
+                                Constant::getNullValue(Ty), Sym);
+  GV->setVisibility(GlobalValue::HiddenVisibility);
+  GV->setComdat(M.getOrInsertComdat(Sym));
+  GV->setAlignment(Align(8));
+  return GV;
 }
 
 /// Reads the filter file, if any (once per module). A bad file is an error:
