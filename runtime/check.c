@@ -9,7 +9,7 @@
  * the runtime patched its sites for: a store the compiler did not see (code
  * built without the plugin, memcpy, a debugger) and nobody called
  * dyncall_update().  The two are compared again under the runtime lock
- * (trylock: a miss never waits), because a store through the runtime
+ * (checking mode only: a miss there may wait), because a store through the runtime
  * records the new value before it writes the key.  Reported once per site; the call then goes to the
  * loaded pointer, as the program asked.
  */
@@ -59,10 +59,13 @@ void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 	/* A store through the runtime sets k->value (step 1 of the store
 	 * protocol) before it writes the key: a thread that loaded the value
 	 * the key still holds may miss in between.  Confirm under the lock,
-	 * where no store is in flight; if it is busy, this miss proves
-	 * nothing and a genuinely stale key shows again at a later miss. */
-	if (!dc_trylock(&saved))
-		return;
+	 * where no store is in flight.  Checking mode waits for it (a
+	 * trylock that skipped a busy lock lost the report of a genuinely
+	 * stale key once the site had learned the new value and stopped
+	 * missing); no deadlock: this thread runs a site's stub, so it does
+	 * not hold the lock, and holders block the signals a handler would
+	 * need to reach a site. */
+	dc_lock(&saved);
 	now = dc_key_load(k);
 	patched = k->value;
 	dc_unlock(&saved);

@@ -139,6 +139,15 @@ unsigned dc_learn_targets(const struct dc_site *s, uintptr_t v,
 		return n;
 	}
 	*miss_entry = true;
+	if (dc_cfg.check && variable) {
+		/* checking mode: a variable key's sites compare only the
+		 * value the runtime patched for, so that every call through
+		 * a stale value misses and is checked (a learned target would
+		 * hide a stale key whose value the site had seen before) */
+		if (v)
+			tg[n++] = v;
+		return n;
+	}
 	if (v)
 		tg[n++] = v;
 	for (unsigned i = 0; i < l->ntg && n < k; i++)
