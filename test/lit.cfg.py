@@ -159,6 +159,8 @@ if have(os.path.join(llvm_bin, "ld.lld")) or shutil.which("ld.lld-" + config.llv
     features.add("lld")
 if all(have(os.path.join(build, "realworld", "src", p, ".unpacked")) for p in ("sqlite3", "expat")):
     features.add("realworld-sources")
+if os.geteuid() == 0:
+    features.add("root")  # e.g. to make a set-user-ID copy of a program
 if have(os.path.join(venv_bin, "ruff")):
     features.add("ruff")
 if shutil.which("clang-format-" + config.llvm_version_major):
