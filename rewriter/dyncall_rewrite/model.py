@@ -10,6 +10,7 @@ them; nothing here imports those modules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -184,3 +185,10 @@ def key_context(img: Image, key: Key, flags_by_addr: dict[int, int]) -> tuple[in
         if kv.known and kv.value:
             target = kv.value
     return kflags, target
+
+
+def in_function(site: Any, func: Any) -> Any:
+    """``site`` lies in the span a function may have from ``func`` (ints or
+    int64 columns); beyond MAX_FUNC_SPAN the entry is treated as corrupted."""
+    d = site - func
+    return (d >= 0) & (d <= MAX_FUNC_SPAN)
