@@ -155,8 +155,8 @@ static uint64_t q_bytes(const struct arch_fentry *f, uintptr_t value,
 			bool *near)
 {
 	uintptr_t q = f->func - Q_OFF, next = q + Q_JMP + 5;
-	uint8_t b[8] = { OP_NOP, OP_NOP, OP_NOP, OP_JMP8, 0,
-			 OP_NOP, OP_NOP, OP_NOP };
+	uint8_t b[8] = { OP_NOP, OP_NOP, OP_NOP, OP_JMP8,
+			 0,	 OP_NOP, OP_NOP, OP_NOP };
 	uint64_t v;
 
 	*near = rel32_ok(next, value);
@@ -167,7 +167,7 @@ static uint64_t q_bytes(const struct arch_fentry *f, uintptr_t value,
 		memcpy(&b[Q_JMP + 1], &rel, 4);
 	} else {
 		b[Q_JMP + 1] = (uint8_t)(int8_t)((intptr_t)f->ool -
-						  (intptr_t)(q + Q_JMP + 2));
+						 (intptr_t)(q + Q_JMP + 2));
 	}
 	memcpy(&v, b, 8);
 	return v;
