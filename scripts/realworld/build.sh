@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Build SQLite (speedtest1 + sqlite3.c) and Expat (libexpat, xmlwf,
-# tests/benchmark, runtests) in one variant with one compiler:
+# Build SQLite (speedtest1 + sqlite3.c), Expat (libexpat, xmlwf,
+# tests/benchmark, runtests) and, when named, TinyXML-2 (C++: its xmltest
+# and bench/tinyxml2_bench.cpp) in one variant with one compiler:
 #
-#   scripts/realworld/build.sh VARIANT COMPILER [sqlite|expat]...
+#   scripts/realworld/build.sh VARIANT COMPILER [sqlite|expat|tinyxml2]...
+#
+# (no program named: sqlite and expat). TinyXML-2 has no annotated copy: it
+# is built in every variant but dyncall and pgo-dyncall (whole-program mode
+# is its dyncall build).
 #
 # VARIANT   plain        -O2
 #           plain-nojt   -O2 -fno-jump-tables
@@ -16,7 +21,7 @@
 # COMPILER  clang-19 | gcc-12
 #
 # Output: build/realworld/<compiler>/<variant>/{sqlite/speedtest1, expat/xmlwf/xmlwf,
-# expat/tests/runtests, expat/benchmark}. Incremental: a program is rebuilt only
+# expat/tests/runtests, expat/benchmark, tinyxml2/xmltest, tinyxml2/tinyxml2_bench}. Incremental: a program is rebuilt only
 # when its inputs (sources, flags, the plugins for dyncall variants) changed.
 # Fetches the sources first (fetch.sh); exit 3 when they cannot be fetched.
 # Environment: BUILD_DIR (default build).
@@ -29,7 +34,7 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 export BUILD_DIR=$build
 rw=$build/realworld
 
-usage() { echo "usage: $0 VARIANT COMPILER [sqlite|expat]..." >&2; exit 2; }
+usage() { echo "usage: $0 VARIANT COMPILER [sqlite|expat|tinyxml2]..." >&2; exit 2; }
 [ $# -ge 2 ] || usage
 variant=$1 compiler=$2; shift 2
 programs=("$@"); [ ${#programs[@]} -gt 0 ] || programs=(sqlite expat)
@@ -51,6 +56,7 @@ esac
 "$here/fetch.sh" || exit $?
 src_sqlite=$rw/src/sqlite3
 src_expat=$rw/src/expat/expat
+src_tinyxml2=$rw/src/tinyxml2
 out=$rw/$compiler/$variant
 mkdir -p "$out"
 
@@ -205,6 +211,35 @@ build_expat() {
   return 0
 }
 
+build_tinyxml2() {
+  local o=$out/tinyxml2 extra=()
+  if [ $annotated = 1 ]; then
+    say "tinyxml2: no annotated copy (variant $variant); its dyncall build is wp"
+    return 0
+  fi
+  mkdir -p "$o"
+  if [ "$variant" = pgo ] || [ "$variant" = pgo-wp ]; then
+    local pd; pd=$(profile tinyxml2) || exit 1
+    extra=("-fprofile-use=$pd" -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled)
+  fi
+  write_wrapper "$o/cxx" "$cxx" "${extra[@]}"
+  local drv=$root/bench/tinyxml2_bench.cpp
+  if stale "$o/.built" "$o/cxx" "$src_tinyxml2/tinyxml2.cpp" "$src_tinyxml2/tinyxml2.h" \
+      "$src_tinyxml2/xmltest.cpp" "$drv" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
+    say "tinyxml2: compiling tinyxml2.cpp, xmltest and tinyxml2_bench"
+    local td; td=$(pgo_path tinyxml2 "$src_tinyxml2")
+    rm -f "$o/build.log"
+    logged "$o/build.log" "$o/cxx" -I"$td" -c "$td/tinyxml2.cpp" -o "$o/tinyxml2.o"
+    logged "$o/build.log" "$o/cxx" -I"$td" -c "$td/xmltest.cpp" -o "$o/xmltest.o"
+    logged "$o/build.log" "$o/cxx" "$o/xmltest.o" "$o/tinyxml2.o" -o "$o/xmltest"
+    logged "$o/build.log" "$o/cxx" -I"$td" -c "$drv" -o "$o/tinyxml2_bench.o"
+    logged "$o/build.log" "$o/cxx" "$o/tinyxml2_bench.o" "$o/tinyxml2.o" -o "$o/tinyxml2_bench"
+    touch "$o/.built"
+  fi
+  [ "$variant" = pgo-gen ] && touch "$out/.built-tinyxml2"
+  return 0
+}
+
 # The exit reporter (dyncall_report.c) of the dyncall variants.
 if [ $dyncall = 1 ]; then
   rep=$rw/dyncall-report.so
@@ -218,6 +253,7 @@ for p in "${programs[@]}"; do
   case $p in
     sqlite) build_sqlite ;;
     expat) build_expat ;;
+    tinyxml2) build_tinyxml2 ;;
     *) usage ;;
   esac
 done
