@@ -2,21 +2,22 @@
 # The training run of the Clang IR PGO variants: run the instrumented
 # (pgo-gen) build of PROGRAM on a training workload and merge its profile:
 #
-#   scripts/realworld/train.sh COMPILER sqlite|expat|tinyxml2
+#   scripts/realworld/train.sh COMPILER sqlite|expat|tinyxml2 [pgo-gen|pgo-gen-dyncall]
 #
 # sqlite: speedtest1 --size 20;  expat: tests/benchmark and xmlwf -d on a
 # generated 1 MB document (smaller than the 4 MB benchmark input);
 # tinyxml2: its xmltest and tinyxml2_bench on that document (--no-pi), 3 loops.
-# Output: build/realworld/<compiler>/pgo-gen/<program>.profdata (llvm-profdata-19 merge).
-# The same profile is used by the pgo and pgo-dyncall variants.
+# Output: build/realworld/<compiler>/<gen variant>/<program>.profdata (llvm-profdata-19
+# merge). pgo-gen's profile (the default) serves pgo and pgo-wp; pgo-gen-dyncall's
+# (the instrumented dyncall build of the annotated copy) serves pgo-dyncall.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
 case $build in /*) ;; *) build=$root/$build ;; esac
-[ $# = 2 ] || { echo "usage: $0 COMPILER sqlite|expat|tinyxml2" >&2; exit 2; }
+[ $# = 2 ] || [ $# = 3 ] || { echo "usage: $0 COMPILER sqlite|expat|tinyxml2 [pgo-gen|pgo-gen-dyncall]" >&2; exit 2; }
 compiler=$1 prog=$2
-gen=$build/realworld/$compiler/pgo-gen
+gen=$build/realworld/$compiler/${3:-pgo-gen}
 major=${compiler#clang-}
 profdata=llvm-profdata-$major
 raw=$gen/profiles/$prog
