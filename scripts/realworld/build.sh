@@ -164,17 +164,21 @@ profile() {  # profile PROGRAM: the merged profile of the instrumented build (ma
 }
 
 build_sqlite() {
-  local o=$out/sqlite extra=()
+  local o=$out/sqlite extra=() filter=()
   mkdir -p "$o"
   if [ "$variant" = pgo ] || [ "$variant" = pgo-dyncall ] || [ "$variant" = pgo-wp ]; then
     local pd; pd=$(profile sqlite) || exit 1
     extra=("-fprofile-use=$pd" -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled)
   fi
-  write_wrapper "$o/cc" "$compiler" "${extra[@]}"
+  # The annotated build: the hot calls through locals and parameters (not
+  # annotatable) become whole-program sites, selected by sqlite-locals.filter.
+  [ $annotated = 1 ] && filter=("--dyncall-whole-program=$here/sqlite-locals.filter")
+  write_wrapper "$o/cc" "$compiler" "${filter[@]}" "${extra[@]}"
   # speedtest1.c of the same release, from the tree (not in the amalgamation).
   local st=$src_sqlite/test/speedtest1.c
   [ $annotated = 1 ] && st=$sqlite_dir/speedtest1.c
-  if stale "$o/.built" "$o/cc" "$sqlite_dir/sqlite3.c" "$st" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
+  if stale "$o/.built" "$o/cc" "$sqlite_dir/sqlite3.c" "$st" ${extra[0]:+"${extra[0]#-fprofile-use=}"} \
+      ${filter[0]:+"$here/sqlite-locals.filter"}; then
     say "sqlite: compiling sqlite3.c and speedtest1"
     local sd; sd=$(pgo_path sqlite "$sqlite_dir")
     local def=(-DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_MATH_FUNCTIONS -I"$sd")
