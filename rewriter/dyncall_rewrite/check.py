@@ -6,7 +6,8 @@ about each site (trampoline state, callers, key, link-time target), which
 site_rules.py, on the engine of rules.py; this module runs them in order:
 the key table entry by entry, then the site table, first as one columnar
 proof (columns.py) and, when that cannot prove the image clean, entry by
-entry (the object path), which produces the diagnostics.
+entry (the object path), which produces the diagnostics; then the
+__patchable_function_entries records (prologues.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dyncall_rewrite.columns import check_columns
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.entry_rules import EntryContext, KeyCheck
 from dyncall_rewrite.model import Analysis, SiteInfo, in_function
+from dyncall_rewrite.prologues import check_prologues
 from dyncall_rewrite.site_rules import Callers, SiteContext
 from dyncall_rewrite.tables import Key, Table, find_table, table_of
 
@@ -51,16 +53,16 @@ def check(
         an.key_flags_by_address = _check_keys(ectx, abi.decode_keys(keys_t.data, keys_t.addr))
     if sites_t is not None and columns and reuse is None:
         try:
-            cols = check_columns(an, sites_t, _key_lookup(an), facts)
+            an.columns = check_columns(an, sites_t, _key_lookup(an), facts)
         except OverflowError:
-            cols = None  # a value beyond int64 (corrupted input): the object path
-        if cols is not None:
-            an.columns = cols
-            return an
-    if facts is not None:
-        return None  # type: ignore[return-value]
-    if sites_t is not None:
-        _check_sites(an, abi.decode_sites(sites_t.data, sites_t.addr), reuse)
+            an.columns = None  # a value beyond int64 (corrupted input): the object path
+    if an.columns is None:
+        if facts is not None:
+            return None  # type: ignore[return-value]
+        if sites_t is not None:
+            _check_sites(an, abi.decode_sites(sites_t.data, sites_t.addr), reuse)
+    if reuse is None and facts is None:
+        check_prologues(an)  # (relax never writes them: not checked again on its output)
     diags.sort(key=lambda d: (d.address if d.address is not None else -1, d.code))
     return an
 

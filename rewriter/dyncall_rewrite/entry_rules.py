@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from dyncall_rewrite import abi
 from dyncall_rewrite.diagnostics import Diagnostic
-from dyncall_rewrite.elf import SHF_ALLOC, Image
+from dyncall_rewrite.elf import Image
 from dyncall_rewrite.rules import RuleSet
-from dyncall_rewrite.tables import Key, Section
+from dyncall_rewrite.tables import Key, Section, section_problems
 
 RULES = RuleSet()
 KEYS = abi.DYNCALL_KEYS_SECTION
@@ -49,15 +49,7 @@ class EntryContext:
 def table_section(ctx: EntryContext, t: Section) -> bool:
     """A table section the runtime can read: allocated, aligned, a whole
     number of entries, backed by a PT_LOAD's file contents."""
-    problems = []
-    if not t.flags & SHF_ALLOC:
-        problems.append("is not allocated (SHF_ALLOC): the runtime cannot see it")
-    if t.addr % abi.TABLE_ALIGN:
-        problems.append(f"is at 0x{t.addr:x}, not {abi.TABLE_ALIGN}-byte aligned")
-    if t.size % t.entry_size:
-        problems.append(f"size {t.size} is not a multiple of the {t.entry_size}-byte entry")
-    if t.flags & SHF_ALLOC and t.data is None:
-        problems.append("is not backed by file contents of a PT_LOAD segment")
+    problems = section_problems(t)
     for p in problems:
         ctx.diagnostics.append(Diagnostic("DC002", t.addr, f"section {t.name} {p}", table=t.name))
     return t.data is not None

@@ -35,7 +35,8 @@ from dyncall_rewrite.diagnostics import CODES
 # Stages, in order.  ``table``: a table section; ``key-entry`` and
 # ``key-value``: one key entry (before and after it is registered);
 # ``site-fields`` .. ``site``: one site entry; ``callers`` and ``overlap``:
-# all site entries at once.  The caller decides what a stage that says
+# all site entries at once; ``prologue-table`` and ``prologue``: the
+# __patchable_function_entries section and one record.  The caller decides what a stage that says
 # "stop" (False) means for the later stages.
 STAGES = (
     "table",
@@ -48,6 +49,8 @@ STAGES = (
     "site",
     "callers",
     "overlap",
+    "prologue-table",
+    "prologue",
 )
 
 

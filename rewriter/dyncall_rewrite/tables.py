@@ -44,15 +44,33 @@ class Section:
     size: int
     flags: int
     entry_size: int
+    align: int
     data: bytes | None  # its file contents, None when not SHF_ALLOC or not backed by a PT_LOAD
 
 
-def find_table(img: Image, name: str, entry_size: int) -> Section | None:
+def find_table(img: Image, name: str, entry_size: int, align: int = abi.TABLE_ALIGN) -> Section | None:
     sec = section(img, name)
     if sec is None:
         return None
     data = img.read(sec.addr, sec.size) if sec.flags & SHF_ALLOC else None
-    return Section(name, sec.addr, sec.size, sec.flags, entry_size, data)
+    return Section(name, sec.addr, sec.size, sec.flags, entry_size, align, data)
+
+
+def section_problems(t: Section) -> list[str]:
+    """What keeps the runtime from reading a table section: not allocated,
+    misaligned, not a whole number of entries, not backed by a PT_LOAD's
+    file contents (DC002 of the dyncall tables, DC060 of
+    __patchable_function_entries)."""
+    problems = []
+    if not t.flags & SHF_ALLOC:
+        problems.append("is not allocated (SHF_ALLOC): the runtime cannot see it")
+    if t.addr % t.align:
+        problems.append(f"is at 0x{t.addr:x}, not {t.align}-byte aligned")
+    if t.size % t.entry_size:
+        problems.append(f"size {t.size} is not a multiple of the {t.entry_size}-byte entry")
+    if t.flags & SHF_ALLOC and t.data is None:
+        problems.append("is not backed by file contents of a PT_LOAD segment")
+    return problems
 
 
 def table_of(s: Section) -> Table:

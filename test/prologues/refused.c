@@ -1,8 +1,9 @@
 // Checks refused function-entry patches: a prologue of another layout (patchable_function_entry(5,0)), an entry whose bytes are not NOPs, no membarrier, DYNCALL_DISABLE=1, mprotect refused as the only writer (and with the memfd alias, which still writes): each returns its status and the function keeps running its original code.
 // REQUIRES: x86_64, dyncall-runtime
 // (x86_64: the only arch with function-entry patching so far)
-// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
-// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
+// (--dyncall-no-rewrite: bad_entry has no NOP at its entry, which dyncall-rewrite check refuses, DC063: prologues-x86_64.test)
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.gcc
+// RUN: %dyncall_cc %clang --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.clang
 // RUN: %cc -O2 %S/../runtime/Inputs/deny-membarrier.c -o %t.deny-mb
 // RUN: %cc -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.deny-mp.so
 // RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,OK

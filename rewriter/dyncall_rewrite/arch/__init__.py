@@ -363,6 +363,15 @@ class Backend(ABC):
         pad (x86-64 endbr64, aarch64 bti c/jc): (address, size, "nop" or the
         pad's name), at most PROLOGUE_SCAN bytes."""
 
+    # The alignment of a record of the runtime's layout (its pointer slot).
+    prologue_slot_align: int = 8
+
+    def prologue_hookable(self, rec: int, f: int, body: int) -> bool:
+        """Does the runtime's probe accept the prologue whose record is
+        ``rec``, function ``f``, entry NOPs from ``body`` on (runtime/arch:
+        arch_fentry_probe)?  Only x86-64 has function-entry patching so far."""
+        return False
+
     def local_entry(self, f: int) -> int | None:
         """Where a direct call enters the function that starts at ``f``
         when that is not ``f`` (ppc64le: after the TOC set-up), else None."""

@@ -44,6 +44,11 @@ from dyncall_rewrite.arch.x86_64.enc import (
     OP_CALL_REL32,
     OP_JMP_REL32,
     OPSTR_OFF,
+    PROLOGUE_ENTRY,
+    PROLOGUE_ENTRY_FORMS,
+    PROLOGUE_PRE,
+    PROLOGUE_PRE_BYTES,
+    PROLOGUE_SLOT_ALIGN,
     SLOW_PLAIN,
     TRAMP_ALIGN,
     TRAMP_ENTRY_MOD,
@@ -552,6 +557,18 @@ class X86_64(Backend):
             out += CANONICAL_NOPS[k]
             n -= k
         return out
+
+    prologue_slot_align = PROLOGUE_SLOT_ALIGN
+
+    def prologue_hookable(self, rec: int, f: int, body: int) -> bool:
+        """The bytes arch_fentry_probe accepts (its alignment condition is
+        DC062's)."""
+        img = self.image
+        return (
+            f - rec == PROLOGUE_PRE
+            and img.read(rec, PROLOGUE_PRE) == PROLOGUE_PRE_BYTES
+            and img.read(body, PROLOGUE_ENTRY) in PROLOGUE_ENTRY_FORMS
+        )
 
     def prologue_run(self, addr: int) -> list[tuple[int, int, str]]:
         img = self.image

@@ -44,6 +44,11 @@ ENDBR64 = b"\xf3\x0f\x1e\xfa"
 PROLOGUE_PRE = 24
 PROLOGUE_ENTRY = 5
 PROLOGUE_SLOT_ALIGN = 8
+# What the runtime's probe accepts (runtime/arch/x86_64_prologue.c): 24
+# bytes 0x90 before the entry; at it (after an endbr64) GCC's five 0x90 or
+# Clang's nopl 8(%rax,%rax) (or with disp8 0).
+PROLOGUE_PRE_BYTES = b"\x90" * PROLOGUE_PRE
+PROLOGUE_ENTRY_FORMS = (b"\x90" * PROLOGUE_ENTRY, b"\x0f\x1f\x44\x00\x08", b"\x0f\x1f\x44\x00\x00")
 
 # Concatenated code is decoded at this base plus its buffer offset: capstone
 # prints a direct branch's target in decimal below 10 and wraps a target
