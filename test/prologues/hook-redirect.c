@@ -1,6 +1,6 @@
-// Checks hooks and redirects on patchable prologues (GCC and Clang, with and without endbr64): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (f3 90 = pause); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
+// Checks hooks and redirects on patchable prologues (x86-64: GCC and Clang, with and without endbr64; aarch64 under qemu: GCC and Clang, with and without BTI, the BTI builds in a BTI-enforcing process): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (x86-64: f3 90 = pause); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
 // REQUIRES: x86_64, dyncall-runtime
-// (x86_64: the only arch with function-entry patching so far)
+// (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
 // RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,MIDNOP
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
@@ -9,6 +9,21 @@
 // RUN: %t.clang | FileCheck %s
 // RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 %s -o %t.clang-cet
 // RUN: %t.clang-cet | FileCheck %s
+// aarch64: the BTI builds link with lld and the BTI-marked start files of
+// test/arch/Inputs/bti_start.S (Debian's have no landing pads) so that the
+// process is BTI-enforcing (qemu's default CPU has BTI).
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.a64-gcc %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 %t.a64-gcc | FileCheck %s %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 %s -o %t.a64-clang %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64-clang | FileCheck %s %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 && lld %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues -mbranch-protection=standard -O2 -c %s -o %t.a64-gcc-bti.o %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 && lld %{ %dyncall_cc %clang --target=aarch64-linux-gnu -fuse-ld=lld --dyncall-static-runtime %t.a64-gcc-bti.o %S/../arch/Inputs/bti_start.S -nostartfiles -Wl,-z,force-bti -o %t.a64-gcc-bti 2>/dev/null %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 && lld %{ llvm-readelf -n %t.a64-gcc-bti | FileCheck %s --check-prefix=BTI %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 && lld %{ %qemu_aarch64 %t.a64-gcc-bti | FileCheck %s %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && lld %{ %dyncall_cc %clang --target=aarch64-linux-gnu -fuse-ld=lld --dyncall-prologues --dyncall-static-runtime -mbranch-protection=standard -mno-outline-atomics -O2 %s %S/../arch/Inputs/bti_start.S -nostartfiles -Wl,-z,force-bti -o %t.a64-clang-bti 2>/dev/null %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && lld %{ llvm-readelf -n %t.a64-clang-bti | FileCheck %s --check-prefix=BTI %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && lld %{ %qemu_aarch64 %t.a64-clang-bti | FileCheck %s %}
+// BTI: {{[Aa]}}arch64 feature: BTI
 #include <stdio.h>
 #include <string.h>
 
