@@ -214,8 +214,8 @@ const char *dyncall_version(void);
  * patchable prologue (dyncall-cc --dyncall-prologues, or one by one with
  * DYNCALL_PATCHABLE) runs a few NOPs and nothing else until it is hooked
  * (handlers run on entry, then its body) or redirected (every caller
- * reaches another function instead: live patching).  x86_64 only for now:
- * elsewhere every call returns DYNCALL_ERR_UNSUPPORTED.
+ * reaches another function instead: live patching).  x86_64 and aarch64
+ * for now: elsewhere every call returns DYNCALL_ERR_UNSUPPORTED.
  *
  *	int parse(const char *s) DYNCALL_PATCHABLE;
  *	dyncall_fn_hook(parse, count_calls, &counter);
@@ -233,6 +233,11 @@ const char *dyncall_version(void);
  * the entry: the layout of dyncall-cc --dyncall-prologues. */
 #define DYNCALL_PATCHABLE_N 29
 #define DYNCALL_PATCHABLE_M 24
+#elif defined(__aarch64__)
+/* 2 pre-entry NOPs (the 8-byte ops literal), 2 at the entry (after BTI C):
+ * `mov x9, x30` and the NOP <-> `bl` of CALL_OPS. */
+#define DYNCALL_PATCHABLE_N 4
+#define DYNCALL_PATCHABLE_M 2
 #endif
 #if defined(DYNCALL_PATCHABLE_N) && defined(__has_attribute)
 #if __has_attribute(patchable_function_entry)
@@ -251,16 +256,27 @@ const char *dyncall_version(void);
 #endif
 
 /* The registers a handler sees and may change: the integer argument
- * registers in ABI order (x86_64: rdi, rsi, rdx, rcx, r8, r9), rax (the
- * vector-register count of a variadic call), the caller's return address,
- * and the low 128 bits of the vector argument registers (xmm0..7).
- * Changes to arg[], rax and vec[] are what the function then receives. */
+ * registers in ABI order, the caller's return address, and the vector
+ * argument registers (their low 128 bits).  Changes to everything but
+ * `ret` are what the function then receives.
+ *   x86_64:  arg = rdi, rsi, rdx, rcx, r8, r9; rax (the vector-register
+ *            count of a variadic call); vec = xmm0..7.
+ *   aarch64: arg = x0..x7; x8 (the indirect result address); vec = q0..7. */
+#if defined(__aarch64__)
+struct dyncall_regs {
+	__UINT64_TYPE__ arg[8];
+	__UINT64_TYPE__ x8;
+	__UINT64_TYPE__ ret;
+	__UINT64_TYPE__ vec[8][2];
+};
+#else
 struct dyncall_regs {
 	__UINT64_TYPE__ arg[6];
 	__UINT64_TYPE__ rax;
 	__UINT64_TYPE__ ret;
 	__UINT64_TYPE__ vec[8][2];
 };
+#endif
 
 /* A handler: the hooked function, its caller's return address, the data
  * given to dyncall_fn_hook, the argument registers.  Runs before the body,

@@ -574,7 +574,7 @@ static bool poke(int w, uintptr_t addr, const void *bytes, size_t len,
 		return true;
 	}
 	if (w == W_MEM || (w == W_ALIAS && mem_fd >= 0 &&
-			   (word != 8 || ARCH_STORE_WORD == 4))) {
+			   (word != 8 || (ARCH_STORE_WORD == 4 && len <= 4)))) {
 		for (int i = 0; i < 3; i++)
 			if (pwrite(mem_fd, bytes, len, (off_t)addr) ==
 			    (ssize_t)len)
@@ -606,9 +606,11 @@ static bool do_step(const struct arch_step *s, int w)
 {
 	bool ok;
 
-	if (s->atomic && ARCH_STORE_WORD == 4) {
+	if (s->atomic && ARCH_STORE_WORD == 4 && s->len <= 4) {
 		/* aarch64, ppc64le: one aligned 32-bit store of the word that
-		 * holds the instruction (arch_branch_plan: addr 4-aligned) */
+		 * holds the instruction (arch_branch_plan: addr 4-aligned);
+		 * an 8-byte atomic step (a function-entry slot) is one aligned
+		 * 64-bit store, below */
 		uintptr_t wa = s->addr & ~(uintptr_t)3;
 		uint32_t v = atomic_load_explicit((_Atomic uint32_t *)wa,
 						  memory_order_relaxed);
@@ -1042,6 +1044,10 @@ size_t dc_text_steps(const struct arch_step *steps, size_t n, bool *ok)
 	}
 	for (size_t i = 0; i < np; i++) {
 		w[i] = (uint8_t)pick_writer(s[i].addr, s[i].len);
+		/* /proc/self/mem is one aligned 32-bit copy at most: an
+		 * atomic 64-bit step (a function-entry slot) needs a store */
+		if (w[i] == W_MEM && s[i].atomic && s[i].len > 4)
+			w[i] = (writers & DC_WRITE_PROT) ? W_PROT : W_NONE;
 		/* /proc/self/mem copies in any order on x86-64: not for an
 		 * atomic step there (pick_writer only returns W_MEM when
 		 * every step is one aligned 32-bit copy) */

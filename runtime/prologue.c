@@ -75,6 +75,7 @@ struct dc_fwant {
 
 struct dc_fn {
 	struct arch_fentry a;
+	uintptr_t rec; /* its __patchable_function_entries record */
 	struct dc_fmod *mod;
 	const char *name;
 	int status; /* probe result: DYNCALL_OK or why not */
@@ -174,7 +175,7 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 
 static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 {
-	uint8_t buf[512];
+	uint8_t buf[1024];
 	struct dc_jf *j;
 	uintptr_t at;
 	size_t len;
@@ -206,6 +207,46 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	f->jfs = j;
 	return at;
 }
+
+/* Code near the entry (arch.h ARCH_FENTRY_NEAR_SIZE: aarch64's bl reaches
+ * +-128 MiB): shared copies are kept and reused by every function in
+ * their reach.  DYNCALL_ERR_RANGE when no memory can be had in reach. */
+#if ARCH_FENTRY_NEAR_SIZE
+#define NEAR_MAX 64
+static uintptr_t near_shared[NEAR_MAX];
+static unsigned near_n;
+
+static int near_get(struct dc_fn *f)
+{
+	uint8_t buf[ARCH_FENTRY_NEAR_SIZE];
+	uintptr_t at = 0;
+
+	if (f->a.tramp)
+		return DYNCALL_OK;
+	for (unsigned i = 0; ARCH_FENTRY_NEAR_SHARED && i < near_n; i++)
+		if (arch_fentry_near_reaches(&f->a, near_shared[i])) {
+			arch_fentry_set_near(&f->a, near_shared[i]);
+			return DYNCALL_OK;
+		}
+	at = dc_code_near(f->a.site, f->a.site + f->a.site_len,
+			  ARCH_FENTRY_NEAR_SIZE);
+	if (!at || !arch_fentry_near_reaches(&f->a, at))
+		return DYNCALL_ERR_RANGE;
+	arch_fentry_emit_near(buf, at, &f->a);
+	if (!write_code(buf, sizeof(buf), at))
+		return code_err;
+	if (ARCH_FENTRY_NEAR_SHARED && near_n < NEAR_MAX)
+		near_shared[near_n++] = at;
+	arch_fentry_set_near(&f->a, at);
+	return DYNCALL_OK;
+}
+#else
+static int near_get(struct dc_fn *f)
+{
+	(void)f;
+	return DYNCALL_OK;
+}
+#endif
 
 /* --- registration --- */
 static void hash_put(struct dc_fn *f)
@@ -294,10 +335,38 @@ static bool sh_ok(const ElfW(Ehdr) * eh, size_t size, const ElfW(Shdr) * sh)
 	       (sh->sh_offset <= size && sh->sh_size <= size - sh->sh_offset);
 }
 
+/* A function symbol at a record the layout says is pre-entry padding:
+ * the record is the function's entry, built with another layout (e.g.
+ * aarch64 -fpatchable-function-entry=4,0, whose four entry NOPs look like
+ * two pre-entry NOPs and two entry NOPs).  Patching would store the slot
+ * into instructions threads execute: refused. */
+static bool refuse_at_record(struct dc_fmod *m, uintptr_t addr)
+{
+	size_t lo = 0, hi = m->nfn;
+
+	while (lo < hi) { /* m->fns is sorted by record */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fns[mid].rec < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nfn && m->fns[lo].rec == addr &&
+	    m->fns[lo].a.func != addr && m->fns[lo].status == DYNCALL_OK) {
+		m->fns[lo].status = DYNCALL_ERR_BYTES;
+		m->fns[lo].a.func = addr; /* known by its real entry */
+		return true;
+	}
+	return false;
+}
+
 /* Name the module's functions from its symbol table (by address). */
 static void name_fns(struct dc_fmod *m, const uint8_t *file, size_t size,
 		     const ElfW(Ehdr) * eh, const ElfW(Shdr) * shs)
 {
+	bool rehash = false;
+
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned want = pass ? SHT_DYNSYM : SHT_SYMTAB;
 		bool any = false;
@@ -325,6 +394,8 @@ static void name_fns(struct dc_fmod *m, const uint8_t *file, size_t size,
 				if (ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
 				    !y->st_value || y->st_name >= st->sh_size)
 					continue;
+				rehash |= refuse_at_record(
+					m, m->base + y->st_value);
 				f = fn_lookup(m->base + y->st_value);
 				if (!f || f->mod != m || f->name)
 					continue;
@@ -333,14 +404,17 @@ static void name_fns(struct dc_fmod *m, const uint8_t *file, size_t size,
 				len = strnlen(nm, st->sh_size - y->st_name);
 				copy = dc_alloc(len + 1);
 				if (!copy)
-					return;
+					goto out;
 				memcpy(copy, nm, len);
 				f->name = copy;
 			}
 		}
 		if (any)
-			return;
+			break;
 	}
+out:
+	if (rehash)
+		hash_rebuild();
 }
 
 /* Read the module's file: its __patchable_function_entries (the
@@ -419,6 +493,7 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 		if (i && recs[i] == recs[i - 1])
 			continue; /* duplicate */
 		f->mod = m;
+		f->rec = recs[i];
 		f->status = arch_fentry_probe(recs[i], &f->a);
 		if (f->status == DYNCALL_ERR_UNSUPPORTED)
 			break;
@@ -624,7 +699,13 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 			continue;
 		}
 		if (want[i] && !f->ool_done) {
-			int k = arch_fentry_ool_steps(&f->a, &steps[nsteps], 1);
+			int k = near_get(f);
+
+			if (k) {
+				st[i] = k;
+				continue;
+			}
+			k = arch_fentry_ool_steps(&f->a, &steps[nsteps], 1);
 
 			if (k < 0) {
 				st[i] = k;
@@ -750,7 +831,7 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 
 	if (!fns || !n)
 		return DYNCALL_ERR_INVAL;
-#if !defined(__x86_64__)
+#if !ARCH_HAS_FENTRY
 	return DYNCALL_ERR_UNSUPPORTED;
 #endif
 	state_begin(&saved);
@@ -894,7 +975,7 @@ DC_EXPORT void *dyncall_fn_original(void *fn)
 	uintptr_t at = 0;
 	int s;
 
-#if !defined(__x86_64__)
+#if !ARCH_HAS_FENTRY
 	return NULL;
 #endif
 	state_begin(&saved);

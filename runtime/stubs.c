@@ -177,6 +177,16 @@ static uintptr_t code_alloc(uintptr_t lo, uintptr_t hi, size_t size,
 	return r->base + r->used - size;
 }
 
+/* `size` bytes of fresh code memory every point of [lo, hi) reaches, or
+ * 0; the caller writes them (dc_text_write) before anything branches
+ * there (function-entry patching: arch_fentry_emit_near). */
+uintptr_t dc_code_near(uintptr_t lo, uintptr_t hi, size_t size)
+{
+	struct region *r;
+
+	return code_alloc(lo, hi, (size + 15) & ~(size_t)15, &r);
+}
+
 static struct region *region_of(uintptr_t addr)
 {
 	for (struct region *r = regions; r; r = r->next)

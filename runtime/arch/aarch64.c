@@ -494,5 +494,4 @@ int aarch64_prot(uintptr_t addr, int prot)
 	return q.r.bti ? prot | PROT_BTI : prot;
 }
 
-/* Function-entry patching: not on this arch yet. */
-#include "fentry_none.h"
+/* Function-entry patching: aarch64_prologue.c. */

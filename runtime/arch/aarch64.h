@@ -19,6 +19,9 @@
 #define ARCH_FILL_BYTE 0x00     /* udf #0 everywhere unused              */
 /* R-X, plus PROT_BTI where the pages are (or, for the runtime's own
  * regions, may be) BTI-guarded: see aarch64_prot() in aarch64.c. */
+#define ARCH_HAS_FENTRY 1       /* aarch64_prologue.c                  */
+#define ARCH_FENTRY_NEAR_SIZE 16 /* the entry's bl target, per 128 MiB  */
+#define ARCH_FENTRY_NEAR_SHARED 1
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_PROT(addr, prot) aarch64_prot((addr), (prot))
 

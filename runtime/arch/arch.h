@@ -52,6 +52,13 @@
  * PROT_BTI where the pages are BTI-guarded). */
 #define ARCH_PROT(addr, prot) (prot)
 #endif
+#ifndef ARCH_HAS_FENTRY
+#define ARCH_HAS_FENTRY 0 /* function-entry patching (docs/prologues.md) */
+#endif
+#ifndef ARCH_FENTRY_NEAR_SIZE
+#define ARCH_FENTRY_NEAR_SIZE 0 /* no code near the entry needed */
+#define ARCH_FENTRY_NEAR_SHARED 0
+#endif
 #ifndef ARCH_HAS_DISCOVERY
 #define ARCH_HAS_DISCOVERY 1 /* Clang CALL sites are discovered at run time */
 #endif
@@ -153,9 +160,25 @@ struct arch_fentry {
 	uintptr_t ool;     /* out-of-line sequence                         */
 	uintptr_t site;    /* entry bytes a patch changes                  */
 	uintptr_t resume;  /* the body past the entry NOPs                 */
+	uintptr_t tramp;   /* code near the entry it branches to, or 0
+			    * (arch_fentry_set_near)                       */
 	uint8_t site_len;  /* bytes changed at site                        */
 	uint8_t orig[8];   /* their NOP value                              */
 };
+
+/* Code near the entry.  An arch whose entry branch has a short reach
+ * (aarch64: bl, +-128 MiB) sets ARCH_FENTRY_NEAR_SIZE: before a function
+ * is turned on the first time, the generic code places that many bytes
+ * of arch_fentry_emit_near() in a stub region within reach of the site
+ * (once per function, or once for every function in reach with
+ * ARCH_FENTRY_NEAR_SHARED) and records it with arch_fentry_set_near();
+ * no memory in reach: DYNCALL_ERR_RANGE. */
+#if ARCH_FENTRY_NEAR_SIZE
+size_t arch_fentry_emit_near(uint8_t *buf, uintptr_t at,
+			     const struct arch_fentry *f);
+void arch_fentry_set_near(struct arch_fentry *f, uintptr_t near);
+bool arch_fentry_near_reaches(const struct arch_fentry *f, uintptr_t near);
+#endif
 
 /* Check the bytes around the __patchable_function_entries record `rec`
  * (the first patchable byte) against the layout the build side promises

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
  * The function-entry part of the arch contract for an arch that does not
- * patch function entries yet (aarch64, ppc64le): included once by that
+ * patch function entries yet (ppc64le): included once by that
  * arch's .c file, after arch.h.
  */
 #ifndef DYNCALL_ARCH_FENTRY_NONE_H

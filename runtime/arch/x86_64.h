@@ -13,6 +13,7 @@
 #define ARCH_GUARD_MAX 144     /* arch_guard_size(ARCH_MAX_TARGETS)       */
 #define ARCH_THUNK_SIZE 16     /* one discovery thunk                     */
 #define ARCH_REGION_HEADER 256 /* shared entries at the start of a region */
+#define ARCH_HAS_FENTRY 1      /* x86_64_prologue.c                       */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 
 #endif

@@ -1,6 +1,6 @@
 // Checks registration across modules: a selective build (DYNCALL_PATCHABLE, DYNCALL_NOT_PATCHABLE, no --dyncall-prologues) in the main program and in a dlopen'ed DSO, functions found by name once loaded and gone after dlclose, hooks in the DSO, and the DSO loaded again (fresh text at the same address) hooked again.
 // REQUIRES: x86_64, dyncall-runtime
-// (x86_64: the only arch with function-entry patching so far)
+// (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 -O2 -fPIC -shared %S/Inputs/module.c -o %t.gcc.so
 // RUN: %dyncall_cc %clang -O2 -fPIC -shared %S/Inputs/module.c -o %t.clang.so
 // RUN: %dyncall_cc gcc-12 -O2 %s -o %t.gcc -ldl
@@ -9,6 +9,12 @@
 // RUN: %t.gcc %t.gcc.so | FileCheck %s --check-prefixes=CHECK,SELECT
 // RUN: %t.clang %t.clang.so | FileCheck %s --check-prefixes=CHECK,SELECT
 // RUN: %t.all %t.gcc.so | FileCheck %s --check-prefixes=CHECK,ALL
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 -O2 -fPIC -shared %S/Inputs/module.c -o %t.a64-gcc.so %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 -O2 %s -o %t.a64-gcc -ldl %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 %t.a64-gcc %t.a64-gcc.so | FileCheck %s --check-prefixes=CHECK,SELECT %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu -O2 -fPIC -shared %S/Inputs/module.c -o %t.a64-clang.so %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 %s -o %t.a64-all -ldl %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64-all %t.a64-clang.so | FileCheck %s --check-prefixes=CHECK,ALL %}
 #include <dlfcn.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -1,14 +1,29 @@
-// Checks hooks and redirects on patchable prologues (GCC and Clang, with and without endbr64): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (f9 = stc); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
+// Checks hooks and redirects on patchable prologues (x86-64: GCC and Clang, with and without endbr64; aarch64 under qemu: GCC and Clang, with and without BTI, the BTI builds in a BTI-enforcing process): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (x86-64: f9 = stc); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
 // REQUIRES: x86_64, dyncall-runtime
-// (x86_64: the only arch with function-entry patching so far)
+// (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
-// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,MIDNOP
+// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,X86,MIDNOP
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
-// RUN: %t.gcc-cet | FileCheck %s
+// RUN: %t.gcc-cet | FileCheck %s --check-prefixes=CHECK,X86
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.clang | FileCheck %s
+// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,X86
 // RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 %s -o %t.clang-cet
-// RUN: %t.clang-cet | FileCheck %s
+// RUN: %t.clang-cet | FileCheck %s --check-prefixes=CHECK,X86
+// aarch64: the BTI builds link with lld and the BTI-marked start files of
+// test/arch/Inputs/bti_start.S (Debian's have no landing pads) so that the
+// process is BTI-enforcing (qemu's default CPU has BTI).
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.a64-gcc %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 %t.a64-gcc | FileCheck %s %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 %s -o %t.a64-clang %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64-clang | FileCheck %s %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 && lld %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues -mbranch-protection=standard -O2 -c %s -o %t.a64-gcc-bti.o %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 && lld %{ %dyncall_cc %clang --target=aarch64-linux-gnu -fuse-ld=lld --dyncall-static-runtime %t.a64-gcc-bti.o %S/../arch/Inputs/bti_start.S -nostartfiles -Wl,-z,force-bti -o %t.a64-gcc-bti 2>/dev/null %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 && lld %{ llvm-readelf -n %t.a64-gcc-bti | FileCheck %s --check-prefix=BTI %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 && lld %{ %qemu_aarch64 %t.a64-gcc-bti | FileCheck %s %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && lld %{ %dyncall_cc %clang --target=aarch64-linux-gnu -fuse-ld=lld --dyncall-prologues --dyncall-static-runtime -mbranch-protection=standard -mno-outline-atomics -O2 %s %S/../arch/Inputs/bti_start.S -nostartfiles -Wl,-z,force-bti -o %t.a64-clang-bti 2>/dev/null %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && lld %{ llvm-readelf -n %t.a64-clang-bti | FileCheck %s --check-prefix=BTI %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && lld %{ %qemu_aarch64 %t.a64-clang-bti | FileCheck %s %}
+// BTI: {{[Aa]}}arch64 feature: BTI
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,13 +122,15 @@ int main(void)
 	// CHECK-NEXT: redirect other: 0 -> 9
 	s = dyncall_fn_redirect(other, ident);
 	printf("redirect other: %d -> %ld\n", s, o(9));
-	/* a target in reach: the entry jumps to other-5, a direct jmp to it
-	 * (the last five bytes of the aligned quadword before the function) */
+#if defined(__x86_64__)
+	/* x86-64, a target in reach: the entry jumps to other-5, a direct jmp
+	 * to it (the last five bytes of the aligned quadword Q before the
+	 * function) */
 	const volatile unsigned char *q =
 		(const volatile unsigned char *)other - 5;
 	int rel;
 	memcpy(&rel, (const void *)(q + 1), 4);
-	// CHECK-NEXT: near: e9 to ident
+	// X86-NEXT: near: e9 to ident
 	printf("near: %02x %s\n", q[0],
 	       (const unsigned char *)q + 5 + rel == (const unsigned char *)ident ? "to ident" :
 							      "elsewhere");
@@ -135,12 +152,13 @@ int main(void)
 		mprotect(far, 4096, PROT_READ | PROT_EXEC);
 	}
 	s = far == MAP_FAILED ? -1 : dyncall_fn_redirect(other, far);
-	// CHECK-NEXT: far: 0 -> 11 via eb: yes
+	// X86-NEXT: far: 0 -> 11 via eb: yes
 	printf("far: %d -> %ld via %02x: %s\n", s, o(9), q[0],
 	       far - (unsigned char *)other > (4L << 30) ? "yes" : "no");
 	s = dyncall_fn_redirect(other, ident);
-	// CHECK-NEXT: near again: 0 -> 9 e9
+	// X86-NEXT: near again: 0 -> 9 e9
 	printf("near again: %d -> %ld %02x\n", s, o(9), q[0]);
+#endif
 	/* GCC's five one-byte NOPs: a thread preempted after the first one
 	 * resumes at P+1 once the entry is `eb f9`: it must decode `f9`
 	 * (stc), then NOPs, then the body.  Simulated by calling P+1. */

@@ -1,9 +1,9 @@
-// Checks refused function-entry patches: a prologue of another layout (patchable_function_entry(5,0)), an entry whose bytes are not NOPs, no membarrier, DYNCALL_DISABLE=1, mprotect refused as the only writer (and with the memfd alias, which still writes): each returns its status and the function keeps running its original code.
+// Checks refused function-entry patches: a prologue of another layout (x86-64: patchable_function_entry(5,0); aarch64: (4,0), whose four entry NOPs look like the layout's two pre-entry and two entry NOPs), an entry whose bytes are not NOPs, no membarrier, DYNCALL_DISABLE=1, mprotect refused as the only writer (and, natively, with the memfd alias, which still writes): each returns its status and the function keeps running its original code.
 // REQUIRES: x86_64, dyncall-runtime
-// (x86_64: the only arch with function-entry patching so far)
-// (--dyncall-no-rewrite: bad_entry has no NOP at its entry, which dyncall-rewrite check refuses, DC063: prologues-x86_64.test)
+// (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.gcc
 // RUN: %dyncall_cc %clang --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.clang
+// (--dyncall-no-rewrite: bad_entry has no NOP at its entry, which dyncall-rewrite check refuses, DC063: prologues-x86_64.test)
 // RUN: %cc -O2 %S/../runtime/Inputs/deny-membarrier.c -o %t.deny-mb
 // RUN: %cc -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.deny-mp.so
 // RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,OK
@@ -13,12 +13,24 @@
 // RUN: env DYNCALL_DISABLE=1 %t.gcc | FileCheck %s --check-prefixes=CHECK,DISABLED
 // RUN: env LD_PRELOAD=%t.deny-mp.so %t.clang | FileCheck %s --check-prefixes=CHECK,OK
 // RUN: env DYNCALL_TEXT_WRITE=mprotect LD_PRELOAD=%t.deny-mp.so %t.gcc | FileCheck %s --check-prefixes=CHECK,NOMP
+// aarch64 under qemu (mprotect is its only writer, %qemu_aarch64): the
+// membarrier denied to qemu itself (a seccomp filter inherited across
+// execve), the mprotect interposer preloaded into the guest.
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.a64-gcc %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.a64-clang %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %clang --target=aarch64-linux-gnu -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.a64-deny-mp.so %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 %t.a64-gcc | FileCheck %s --check-prefixes=CHECK,OK %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64-clang | FileCheck %s --check-prefixes=CHECK,OK %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %t.deny-mb /usr/bin/%qemu_aarch64 %t.a64-clang | FileCheck %s --check-prefixes=CHECK,NOMB %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 -E DYNCALL_DISABLE=1 %t.a64-clang | FileCheck %s --check-prefixes=CHECK,DISABLED %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 -E LD_PRELOAD=%t.a64-deny-mp.so %t.a64-clang | FileCheck %s --check-prefixes=CHECK,NOMP %}
 #include <stdio.h>
 
 #include <dyncall.h>
 
 #define NOINLINE __attribute__((noinline, noclone))
 
+#if defined(__x86_64__)
 /* Another layout: the record points at the function, no pre-entry bytes. */
 __attribute__((patchable_function_entry(5, 0))) NOINLINE long five(long a)
 {
@@ -41,6 +53,32 @@ __asm__(".pushsection __patchable_function_entries,\"aw\",@progbits\n"
 	"lea 1(%rdi), %rax\n"
 	"ret\n"
 	".size bad_entry, .-bad_entry\n");
+#elif defined(__aarch64__)
+/* Another layout: four NOPs at the entry, the record points at the
+ * function (its symbol says so: the runtime refuses it). */
+__attribute__((patchable_function_entry(4, 0), aligned(8))) NOINLINE long
+five(long a)
+{
+	return a + 5;
+}
+
+/* The layout's record and pre-entry NOPs, but an entry that is not NOPs. */
+__asm__(".pushsection __patchable_function_entries,\"aw\",%progbits\n"
+	".p2align 3\n"
+	".quad .Lbad_rec\n"
+	".popsection\n"
+	".text\n"
+	".p2align 3\n"
+	".Lbad_rec:\n"
+	"nop\n"
+	"nop\n"
+	".globl bad_entry\n"
+	".type bad_entry, %function\n"
+	"bad_entry:\n"
+	"add x0, x0, #1\n"
+	"ret\n"
+	".size bad_entry, .-bad_entry\n");
+#endif
 long bad_entry(long a);
 
 NOINLINE long good(long a) { return a * 2; }

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * aarch64 function-entry patching: the common trampoline every jump
+ * function enters (aarch64_prologue.c, docs/prologues.md).
+ *
+ * Entered by `br x16` with x17 = the jump function's descriptor
+ * { calls, resume, fn } and the registers as at the hooked function's
+ * entry (x30 = its caller's return address).  Saves the argument
+ * registers in a struct dyncall_regs on the stack, runs the handlers
+ * (desc->calls, generated: direct calls to each) unless this thread is
+ * already inside a handler (dc_fentry_busy, the recursion guard),
+ * restores the argument registers (as the handlers left them) and
+ * continues at desc->resume with `ret x16`: the function's body (no BTI
+ * landing pad: RET is not checked) or a redirect target.  x30 is the
+ * caller's return address again by then.
+ *
+ * Uses x9-x11, x16, x17 (temporaries at a call boundary).
+ */
+#define REGS 16         /* struct dyncall_regs, above the frame record */
+#define R_X8 64         /*   x8, then ret                              */
+#define R_VEC 80        /*   vec[8][2]                                 */
+#define F_DESC 224      /* the descriptor, saved                       */
+#define FRAME 240       /* a multiple of 16                            */
+#define D_CALLS 0
+#define D_RESUME 8
+
+	.text
+	.globl	dc_fentry_tramp
+	.hidden	dc_fentry_tramp
+	.type	dc_fentry_tramp, %function
+	.p2align 4
+dc_fentry_tramp:
+	.cfi_startproc
+	bti	c
+	stp	x29, x30, [sp, #-FRAME]!
+	.cfi_def_cfa_offset FRAME
+	.cfi_offset x29, -FRAME
+	.cfi_offset x30, -FRAME+8
+	mov	x29, sp
+	stp	x0, x1, [sp, #REGS+0]
+	stp	x2, x3, [sp, #REGS+16]
+	stp	x4, x5, [sp, #REGS+32]
+	stp	x6, x7, [sp, #REGS+48]
+	stp	x8, x30, [sp, #REGS+R_X8]
+	stp	q0, q1, [sp, #REGS+R_VEC]
+	stp	q2, q3, [sp, #REGS+R_VEC+32]
+	stp	q4, q5, [sp, #REGS+R_VEC+64]
+	stp	q6, q7, [sp, #REGS+R_VEC+96]
+	str	x17, [sp, #F_DESC]
+	/* the guard: initial-exec TLS */
+	mrs	x9, tpidr_el0
+	adrp	x10, :gottprel:dc_fentry_busy
+	ldr	x10, [x10, #:gottprel_lo12:dc_fentry_busy]
+	add	x10, x9, x10
+	ldr	w11, [x10]
+	cbnz	w11, 1f
+	mov	w11, #1
+	str	w11, [x10]
+	add	x0, sp, #REGS
+	ldr	x16, [x17, #D_CALLS]
+	blr	x16
+	mrs	x9, tpidr_el0
+	adrp	x10, :gottprel:dc_fentry_busy
+	ldr	x10, [x10, #:gottprel_lo12:dc_fentry_busy]
+	str	wzr, [x9, x10]
+1:	ldp	x0, x1, [sp, #REGS+0]
+	ldp	x2, x3, [sp, #REGS+16]
+	ldp	x4, x5, [sp, #REGS+32]
+	ldp	x6, x7, [sp, #REGS+48]
+	ldr	x8, [sp, #REGS+R_X8]
+	ldp	q0, q1, [sp, #REGS+R_VEC]
+	ldp	q2, q3, [sp, #REGS+R_VEC+32]
+	ldp	q4, q5, [sp, #REGS+R_VEC+64]
+	ldp	q6, q7, [sp, #REGS+R_VEC+96]
+	ldr	x17, [sp, #F_DESC]
+	ldr	x16, [x17, #D_RESUME]
+	ldp	x29, x30, [sp], #FRAME
+	.cfi_def_cfa_offset 0
+	.cfi_restore x29
+	.cfi_restore x30
+	ret	x16
+	.cfi_endproc
+	.size	dc_fentry_tramp, .-dc_fentry_tramp
+
+	.section .note.GNU-stack,"",%progbits
+
+/* The BTI/PAC property note, as in aarch64.S: the linker ANDs the
+ * property of all inputs, one unmarked object would unguard libdyncall. */
+#if defined(__ARM_FEATURE_BTI_DEFAULT) || defined(__ARM_FEATURE_PAC_DEFAULT)
+#if defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
+#define PROP_BTI 1
+#else
+#define PROP_BTI 0
+#endif
+#if defined(__ARM_FEATURE_PAC_DEFAULT) && __ARM_FEATURE_PAC_DEFAULT
+#define PROP_PAC 2
+#else
+#define PROP_PAC 0
+#endif
+	.section .note.gnu.property, "a"
+	.p2align 3
+	.long	4			/* name size */
+	.long	16			/* descriptor size */
+	.long	5			/* NT_GNU_PROPERTY_TYPE_0 */
+	.asciz	"GNU"
+	.long	0xc0000000		/* GNU_PROPERTY_AARCH64_FEATURE_1_AND */
+	.long	4
+	.long	PROP_BTI | PROP_PAC
+	.long	0
+#endif
