@@ -43,6 +43,7 @@ from dyncall_rewrite.arch.x86_64.enc import (
     MAX_SITE_PADDING,
     OP_CALL_REL32,
     OP_JMP_REL32,
+    OP_NOP,
     OPSTR_OFF,
     PROLOGUE_ENTRY,
     PROLOGUE_ENTRY_FORMS,
@@ -577,13 +578,20 @@ class X86_64(Backend):
             return []
         b = img.read(addr, min(PROLOGUE_SCAN, seg.fend - addr)) or b""
         out = []
-        for a, size, mn, _ in self.md.disasm_lite(b, addr):
-            if mn == "nop":
-                out.append((a, size, "nop"))
-            elif b[a - addr : a - addr + size] == ENDBR64:
-                out.append((a, size, "endbr64"))
+        i, n = 0, len(b)
+        while i < n:
+            if b[i] == OP_NOP:  # the compilers' one-byte NOPs: no decode
+                out.append((addr + i, 1, "nop"))
+                i += 1
+            elif b[i : i + 4] == ENDBR64:
+                out.append((addr + i, 4, "endbr64"))
+                i += 4
             else:
-                break
+                insn = next(self.md.disasm_lite(b[i : i + 15], addr + i, 1), None)
+                if insn is None or insn[2] != "nop":
+                    break
+                out.append((addr + i, insn[1], "nop"))
+                i += insn[1]
         return out
 
     def describe(self, addr: int, n: int = 16) -> str:

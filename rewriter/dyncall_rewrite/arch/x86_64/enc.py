@@ -11,6 +11,7 @@ from capstone import x86_const
 OP_CALL_REL32 = 0xE8  # call rel32
 OP_JMP_REL32 = 0xE9  # jmp rel32
 OP_INT3 = 0xCC  # int3
+OP_NOP = 0x90  # nop
 TRAMP_PAD = b"\xcc\xcc\xcc"  # int3 x3 before the entry
 SLOW_PLAIN = b"\x41\xff\xe2"  # jmp *%r10
 TRAMP_ALIGN = 8
