@@ -43,7 +43,9 @@ static struct plugin_info dyncall_plugin_info = {
 		"  -fplugin-arg-<name>-disable  accept the attribute, do not transform\n"
 		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n"
 		"  -fplugin-arg-<name>-whole-program[=<filter file>]  every indirect\n"
-		"      call becomes a guarded site (docs/whole-program.md)\n",
+		"      call becomes a guarded site (docs/whole-program.md)\n"
+		"  -fplugin-arg-<name>-prologues  ppc64le: a patchable entry NOP in\n"
+		"      every function (docs/prologues.md)\n",
 };
 
 /* Internal attribute names (a space makes them unspellable in source). */
@@ -498,6 +500,87 @@ static struct attribute_spec dynamic_call_attr = {
 	.exclude = NULL,
 };
 
+/* ---------------------------------------------------------------------- */
+/* ppc64le: the patchable entry NOP (docs/prologues.md "ppc64le")          */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * GCC 12 prints -fpatchable-function-entry's NOPs before the ELFv2 global
+ * entry's TOC setup: one NOP makes the local entry offset 12, which
+ * .localentry refuses; two make it 16, and every call from the same module
+ * enters at the local entry, past them.  (GCC 14 moved them after
+ * .localentry.)  So on ppc64le the plugin emits the one entry NOP itself,
+ * where the runtime expects it: right after .localentry (the target's
+ * function_prologue hook prints the global entry and .localentry, the
+ * function's insns follow), recorded in __patchable_function_entries like
+ * GCC's own.  Every function with -fplugin-arg-<name>-prologues (except
+ * those with patchable_function_entry(0, 0): DYNCALL_NOT_PATCHABLE), or
+ * those declared __attribute__((dyncall_patchable)) (DYNCALL_PATCHABLE).
+ */
+#define PATCHABLE_ATTR_NAME "dyncall_patchable"
+#define PFE_LABEL_PREFIX ".Ldyncall_pfe"
+static bool prologues_all;
+
+static tree handle_patchable_attribute(tree *node, tree name, tree args,
+				       int flags, bool *no_add_attrs)
+{
+	(void)args, (void)flags;
+	if (TREE_CODE(*node) != FUNCTION_DECL) {
+		warning(OPT_Wattributes, "%qE attribute applies to functions only",
+			name);
+		*no_add_attrs = true;
+	}
+	return NULL_TREE;
+}
+
+static struct attribute_spec patchable_attr = {
+	.name = PATCHABLE_ATTR_NAME,
+	.min_length = 0,
+	.max_length = 0,
+	.decl_required = true,
+	.type_required = false,
+	.function_type_required = false,
+	.affects_type_identity = false,
+	.handler = handle_patchable_attribute,
+	.exclude = NULL,
+};
+
+#if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
+static void (*target_function_prologue)(FILE *);
+
+static bool entry_patchable(tree fn)
+{
+	tree a;
+
+	if (lookup_attribute(PATCHABLE_ATTR_NAME, DECL_ATTRIBUTES(fn)))
+		return true;
+	if (!prologues_all)
+		return false;
+	/* patchable_function_entry(0, 0): opted out */
+	a = lookup_attribute("patchable_function_entry", DECL_ATTRIBUTES(fn));
+	return !a || !TREE_VALUE(a) ||
+	       !integer_zerop(TREE_VALUE(TREE_VALUE(a)));
+}
+
+static void ppc64le_function_prologue(FILE *file)
+{
+	static unsigned n;
+	const char *name;
+
+	target_function_prologue(file);
+	if (!current_function_decl || !entry_patchable(current_function_decl))
+		return;
+	name = XSTR(XEXP(DECL_RTL(current_function_decl), 0), 0);
+	fprintf(file, PFE_LABEL_PREFIX "%u:\n\tnop\n", n);
+	fputs("\t.pushsection __patchable_function_entries,\"awo\",@progbits,",
+	      file);
+	assemble_name(file, name);
+	fprintf(file, "\n\t.p2align 3\n\t.8byte " PFE_LABEL_PREFIX
+		      "%u\n\t.popsection\n", n);
+	n++;
+}
+#endif
+
 /* [[dyncall::dynamic_call]] (C++11, C2x): the same attribute in the
  * `dyncall` namespace, as with Clang.  The table ends with a null entry. */
 static struct attribute_spec dyncall_ns_attrs[2];
@@ -505,6 +588,7 @@ static struct attribute_spec dyncall_ns_attrs[2];
 static void register_attributes(void *event_data, void *data)
 {
 	register_attribute(&dynamic_call_attr);
+	register_attribute(&patchable_attr);
 	dyncall_ns_attrs[0] = dynamic_call_attr;
 	memset(&dyncall_ns_attrs[1], 0, sizeof(dyncall_ns_attrs[1]));
 	register_scoped_attributes(dyncall_ns_attrs, "dyncall");
@@ -2731,13 +2815,17 @@ int plugin_init(struct plugin_name_args *info,
 			transform_enabled = false;
 		} else if (strcmp(key, "verbose") == 0 && !info->argv[i].value) {
 			verbose = true;
+		} else if (strcmp(key, "prologues") == 0 &&
+			   !info->argv[i].value) {
+			prologues_all = true;
 		} else if (strcmp(key, "whole-program") == 0 &&
 			   (!info->argv[i].value || *info->argv[i].value)) {
 			whole_program = true;
 			filter = info->argv[i].value;
 		} else {
 			error("%s: unknown plugin argument %<-fplugin-arg-%s-%s%s%s%>"
-			      " (expected %<disable%>, %<verbose%> or "
+			      " (expected %<disable%>, %<verbose%>, "
+			      "%<prologues%> or "
 			      "%<whole-program[=<filter file>]%>)",
 			      plugin_name, plugin_name, key,
 			      info->argv[i].value ? "=" : "",
@@ -2755,6 +2843,18 @@ int plugin_init(struct plugin_name_args *info,
 	register_callback(plugin_name, PLUGIN_FINISH, finish_compilation, NULL);
 	register_callback(plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
 			  (void *)dyncall_ggc_roots);
+#if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
+	/* the entry NOP (above), also with -fplugin-arg-<name>-disable */
+	target_function_prologue = targetm.asm_out.function_prologue;
+	targetm.asm_out.function_prologue = ppc64le_function_prologue;
+#else
+	if (prologues_all) {
+		error("%s: %<-fplugin-arg-%s-prologues%> is for ppc64le "
+		      "(elsewhere: %<-fpatchable-function-entry%>)",
+		      plugin_name, plugin_name);
+		return 1;
+	}
+#endif
 	if (!transform_enabled)
 		return 0;
 	/* Parsed once per compiler process; an error fails the compilation
