@@ -13,6 +13,8 @@
  *   2/0 10/0        2 and 10 handlers on t_pfe
  *   redirect        t_pfe redirected to t_target, against a direct call to
  *                   t_target (built without NOPs)
+ *   one jmp         t_jmp, a `jmp t_target` and nothing else: the floor
+ *                   of any redirect made at the callee's entry
  * then the time to hook 10,000 functions in one batch and to unhook them
  * (the minimum over the runs: jump functions cached; and the first run,
  * which generates them).
@@ -25,7 +27,7 @@
 
 #include <dyncall.h>
 
-long t_plain(long), t_target(long), t_pfe(long);
+long t_plain(long), t_target(long), t_pfe(long), t_jmp(long);
 extern void *const many[10000];
 
 static long sink;
@@ -66,14 +68,15 @@ static double now(void)
 LOOP(run_plain, t_plain)
 LOOP(run_pfe, t_pfe)
 LOOP(run_target, t_target)
+LOOP(run_jmp, t_jmp)
 
 enum { V_PLAIN, V_NOPS, V_1_0, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
-       V_REDIRECT, NV };
+       V_REDIRECT, V_JMP, NV };
 static const char *const names[NV] = {
 	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
 	"1 hook + 10 irrelevant (1/10)", "1 hook + 100 irrelevant (1/100)",
 	"2 handlers (2/0)", "10 handlers (10/0)", "direct call to target",
-	"redirected call",
+	"redirected call", "call meeting one jmp (floor)",
 };
 
 static long count;
@@ -126,7 +129,9 @@ int main(int argc, char **argv)
 
 			set_state(v);
 			t = v == V_PLAIN ? run_plain(n) :
-			    v == V_DIRECT ? run_target(n) : run_pfe(n);
+			    v == V_DIRECT ? run_target(n) :
+			    v == V_JMP	  ? run_jmp(n) :
+					    run_pfe(n);
 			if (t < best[v])
 				best[v] = t;
 		}
@@ -150,7 +155,7 @@ int main(int argc, char **argv)
 	       "ratio");
 	for (int v = 0; v < NV; v++) {
 		double ref = v == V_PLAIN || v == V_NOPS ? best[V_PLAIN] :
-			     v == V_DIRECT || v == V_REDIRECT ? best[V_DIRECT] :
+			     v >= V_DIRECT ? best[V_DIRECT] :
 							       best[V_NOPS];
 
 		printf("%-34s %9.3f %+9.3f %8.3f\n", names[v], best[v],

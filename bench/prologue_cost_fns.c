@@ -31,4 +31,14 @@ void *const many[10000] = { F1000(1) F1000(2) F1000(3) F1000(4) F1000(5)
 #else
 NOINLINE long t_plain(long x) { return x + 1; }
 NOINLINE long t_target(long x) { return x + 1; }
+/* The floor of any redirect done at the callee's entry: a call that meets
+ * one direct jmp to the target before it (a patched entry adds at least
+ * that; the dyncall one adds two: entry -> f-5 -> target). */
+__asm__(".text\n"
+	".globl t_jmp\n"
+	".type t_jmp, @function\n"
+	".p2align 4\n"
+	"t_jmp:\n"
+	"\tjmp t_target\n"
+	".size t_jmp, .-t_jmp\n");
 #endif

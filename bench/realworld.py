@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Real-world benchmark: SQLite and Expat in eight builds (bench/README.md, docs/realworld.md).
+"""Real-world benchmark: SQLite, Expat and TinyXML-2 in eight builds (bench/README.md, docs/realworld.md).
 
     realworld.py [--compilers clang-19,gcc-12] [--rounds 5] [--sqlite-size 100]
                  [--xml-mb 4] [--bench-loops 10] [--no-build] [--no-callgrind]
@@ -7,7 +7,8 @@
 
 For each program and compiler the variants (plain, plain-nojt, retpoline,
 dyncall, wp, and with Clang pgo, pgo-dyncall, pgo-wp;
-scripts/realworld/build.sh) run
+scripts/realworld/build.sh; TinyXML-2, a C++ program, has no annotated
+dyncall build: its dyncall build is wp) run
 INTERLEAVED: round r runs every (workload, compiler, variant) once, in a
 fixed order, before round r+1. Each run's cost is the CPU time of the child
 (user + sys from os.wait4). Printed: the median and the inter-quartile range
@@ -48,6 +49,11 @@ VARIANTS = {
 }
 RUN_TIMEOUT = 300  # seconds per run: a hung build variant fails the bench, never hangs it
 RETPOLINE_VARIANTS = ["retpoline", "dyncall", "wp", "pgo", "pgo-dyncall", "pgo-wp"]
+ANNOTATED = ("dyncall", "pgo-dyncall")  # built from annotate.py's copy: SQLite and Expat only
+
+
+def variants(compiler, program):
+    return [v for v in VARIANTS[kind(compiler)] if program != "tinyxml2" or v not in ANNOTATED]
 
 
 def kind(compiler):
@@ -71,6 +77,14 @@ def workloads(a, data):
             ],
         ),
         "expat xmlwf -d": ("expat", lambda d, s: [os.path.join(d, "expat", "xmlwf"), "-d", s, data["xml"]]),
+        "tinyxml2 bench": (
+            "tinyxml2",
+            lambda d, s, loops=a.bench_loops: [
+                os.path.join(d, "tinyxml2", "tinyxml2_bench"),
+                data["xml_nopi"],
+                str(loops),
+            ],
+        ),
     }
 
 
@@ -85,6 +99,11 @@ def cg_workloads(data):
             "1",
         ],
         "expat xmlwf -d": lambda d, s: [os.path.join(d, "expat", "xmlwf"), "-d", s, data["xml_small"]],
+        "tinyxml2 bench": lambda d, s: [
+            os.path.join(d, "tinyxml2", "tinyxml2_bench"),
+            data["xml_nopi_small"],
+            "1",
+        ],
     }
 
 
@@ -148,7 +167,14 @@ def main():
         for c in compilers:
             for v in VARIANTS[kind(c)]:
                 r = subprocess.run(
-                    [os.path.join(ROOT, "scripts", "realworld", "build.sh"), v, c],
+                    [
+                        os.path.join(ROOT, "scripts", "realworld", "build.sh"),
+                        v,
+                        c,
+                        "sqlite",
+                        "expat",
+                        "tinyxml2",
+                    ],
                     env=env,
                     stdout=subprocess.DEVNULL,
                     check=False,
@@ -164,11 +190,21 @@ def main():
     data = {
         "xml": os.path.join(data_dir, f"bench-{a.xml_mb:g}mb.xml"),
         "xml_small": os.path.join(data_dir, "bench-1mb.xml"),
+        # TinyXML-2 accepts an XML declaration only at the start: no PIs.
+        "xml_nopi": os.path.join(data_dir, f"bench-{a.xml_mb:g}mb-nopi.xml"),
+        "xml_nopi_small": os.path.join(data_dir, "bench-1mb-nopi.xml"),
     }
-    for path, mb in ((data["xml"], a.xml_mb), (data["xml_small"], 1)):
-        if not os.path.exists(path):
+    for key, mb in (("xml", a.xml_mb), ("xml_small", 1), ("xml_nopi", a.xml_mb), ("xml_nopi_small", 1)):
+        if not os.path.exists(data[key]):
+            opt = ["--no-pi"] if "nopi" in key else []
             subprocess.run(
-                [sys.executable, os.path.join(ROOT, "scripts", "realworld", "genxml.py"), path, str(mb)],
+                [
+                    sys.executable,
+                    os.path.join(ROOT, "scripts", "realworld", "genxml.py"),
+                    *opt,
+                    data[key],
+                    str(mb),
+                ],
                 check=True,
             )
     wl = workloads(a, data)
@@ -176,7 +212,7 @@ def main():
         keep = a.workloads.split(",")
         wl = {k: v for k, v in wl.items() if any(k.startswith(p) for p in keep)}
 
-    jobs = [(w, c, v) for w in wl for c in compilers for v in VARIANTS[kind(c)]]
+    jobs = [(w, c, v) for w in wl for c in compilers for v in variants(c, wl[w][0])]
     times = {j: [] for j in jobs}
     with tempfile.TemporaryDirectory(prefix="realworld-bench-") as scratch:
         for r in range(a.rounds):
@@ -222,7 +258,8 @@ def main():
     for w in wl:
         for c in compilers:
             med = {}
-            for v in VARIANTS[kind(c)]:
+            vs = variants(c, wl[w][0])
+            for v in vs:
                 q1, m, q3 = quartiles(times[(w, c, v)])
                 med[v] = m
                 base = retp.get((w, c, "retpoline"))
@@ -240,7 +277,7 @@ def main():
                         "retpolines_left_pct": left_pct,
                     }
                 )
-            for row in rows[-len(VARIANTS[kind(c)]) :]:
+            for row in rows[-len(vs) :]:
                 v = row["variant"]
                 if v in ("dyncall", "wp"):
                     row["recovered"] = share(med["retpoline"], med[v], med["plain-nojt"])
@@ -255,7 +292,8 @@ def main():
     print(
         f"realworld: {a.rounds} interleaved rounds, CPU time (user+sys) median [IQR]; "
         f"sqlite speedtest1 --size {a.sqlite_size}; expat benchmark {a.xml_mb:g} MB x {a.bench_loops}, "
-        f"xmlwf -d {a.xml_mb:g} MB; retpolines: callgrind, speedtest1 --size 10 / 1 MB"
+        f"xmlwf -d {a.xml_mb:g} MB; tinyxml2_bench {a.xml_mb:g} MB x {a.bench_loops}; "
+        "retpolines: callgrind, speedtest1 --size 10 / 1 MB / 1 MB x 1"
     )
     print(f"commit {commit}")
     hdr = (

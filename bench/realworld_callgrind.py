@@ -6,7 +6,12 @@
 CALLGRIND_OUT: from `valgrind --tool=callgrind --dump-instr=yes`; EXECDUMP:
 the bytes of the process's executable mappings saved when main returned
 (LD_PRELOAD=realworld_execdump.so REALWORLD_EXECDUMP=<file>, see
-bench/realworld_execdump.c). Every retpoline, whoever made it, is
+bench/realworld_execdump.c). Every address is taken back to the absolute
+address it had in the process, so the bytes are found whatever mapping
+holds them: a file, anonymous memory, or the memfd pages the runtime's text
+writer maps over a file's text and over its own stub regions (these were
+skipped before 2026-11-27, and the retpolines executed in them, the slow
+paths of the runtime's stubs among them, were not counted). Every retpoline, whoever made it, is
 
     T:   call X
          pause; lfence; jmp <pause>     ; never runs architecturally
@@ -24,6 +29,7 @@ Deterministic for a given binary and input. Prints JSON {"total": N,
 "by_object": {...}}.
 """
 
+import bisect
 import json
 import re
 import struct
@@ -83,7 +89,8 @@ def instr_counts(path):
 
 
 def read_dump(path):
-    """[(start, length, offset, path, bytes)]"""
+    """[(start, length, offset, path, bytes)]; bytes is None for the
+    header-only records of non-executable file mappings."""
     regions = []
     with open(path, "rb") as f:
         data = f.read()
@@ -93,9 +100,55 @@ def read_dump(path):
         i += 32
         name = data[i : i + plen].decode(errors="replace")
         i += plen
+        if length >> 63:
+            regions.append((start, length & ~(1 << 63), off, name, None))
+            continue
         regions.append((start, length, off, name, data[i : i + length]))
         i += length
     return regions
+
+
+def is_file(name):
+    """A mapping of a real file (not anonymous memory, not a memfd)."""
+    return name.startswith("/") and not name.startswith("/memfd:") and not name.endswith(" (deleted)")
+
+
+def elf_vaddr(path, off):
+    """The virtual address the ELF file `path` gives its byte at file offset
+    `off` (from its PT_LOAD headers); None when
+    the file cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            h = f.read(64)
+            if h[:4] != b"\x7fELF" or h[4] != 2:
+                return None
+            (phoff,) = struct.unpack_from("<Q", h, 32)
+            phentsize, phnum = struct.unpack_from("<HH", h, 54)
+            f.seek(phoff)
+            ph = f.read(phentsize * phnum)
+    except OSError:
+        return None
+    for k in range(phnum):
+        p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", ph, k * phentsize)
+        lo = p_offset & ~0xFFF
+        if p_type == 1 and lo <= off < p_offset + max(p_filesz, 1):
+            return p_vaddr - (p_offset - off)
+    return None
+
+
+def load_bias(regions):
+    """{file: bias}: callgrind writes a file's instruction addresses as the
+    ELF virtual address (the absolute address minus the load bias). The
+    bias comes from any mapping of the file, executable or not: the
+    runtime's text writer may have re-mapped every executable page of it
+    from a memfd, which /proc/self/maps then names /memfd:dyncall-text."""
+    bias = {}
+    for start, _, off, name, _ in sorted(regions, key=lambda r: r[2]):
+        if not is_file(name) or name in bias:
+            continue
+        v = elf_vaddr(name, off)
+        bias[name] = start - (v if v is not None else off)
+    return bias
 
 
 def is_retpoline_tail(b, k):
@@ -114,23 +167,26 @@ def is_retpoline_tail(b, k):
 
 def count(cg_path, dump_path):
     regions = read_dump(dump_path)
-    files = defaultdict(list)
-    anon = []
-    for start, length, off, name, b in regions:
-        (files[name] if name else anon).append((start, length, off, b))
+    bias = load_bias(regions)
+    code = sorted((start, length, b) for start, length, _, _, b in regions if b is not None)
+    starts = [c[0] for c in code]
     total = 0
     by_object = defaultdict(int)
     for (ob, addr), n in instr_counts(cg_path).items():
-        if ob is None or ob.startswith("???"):
-            # Anonymous code: callgrind writes absolute addresses.
-            hit = [(b, addr - start) for start, length, _, b in anon if start <= addr < start + length]
-            label = "(generated code)"
-        else:
-            # A file: callgrind writes the address in the object (its vaddr,
-            # which equals the file offset for the executable segment).
-            hit = [(b, addr - off) for _, length, off, b in files.get(ob, ()) if off <= addr < off + length]
+        if ob is not None and ob in bias:
+            # A file: callgrind writes the ELF address; its bytes may be in
+            # the file's own mapping or in a memfd alias of its pages.
+            addr += bias[ob]
             label = ob
-        if hit and is_retpoline_tail(*hit[0]):
+        else:
+            # Anonymous code and memfd pages callgrind knows no file of
+            # ('???'): absolute addresses.
+            label = "(generated code)"
+        k = bisect.bisect_right(starts, addr) - 1
+        if k < 0:
+            continue
+        start, length, b = code[k]
+        if addr < start + length and is_retpoline_tail(b, addr - start):
             total += n
             by_object[label] += n
     return {"total": total, "by_object": dict(by_object)}

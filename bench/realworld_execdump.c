@@ -6,6 +6,10 @@
  * little-endian uint64 (start address, length, file offset, length of the
  * path), the path (empty for anonymous memory), then the bytes.
  * Mappings of valgrind itself and mappings larger than 64 MiB are left out.
+ * A file mapping that is not executable gets a header only, its length
+ * with bit 63 set and no bytes: it tells where the file was loaded even
+ * when every executable page of it was re-mapped from a memfd by the
+ * runtime's text writer (such pages are named "/memfd:dyncall-text").
  *
  * bench/realworld_callgrind.py reads it to find the retpolines among the
  * instructions callgrind counted, including the code the dyncall runtime
@@ -49,8 +53,19 @@ static void dump(void)
 		nl = strchr(path, '\n');
 		if (nl)
 			*nl = 0;
-		if (perms[2] != 'x' || perms[0] != 'r' || hi - lo > (64u << 20) ||
-		    strstr(line, "valgrind") || strstr(line, "[v"))
+		if (strstr(line, "valgrind") || strstr(line, "[v"))
+			continue;
+		if (perms[2] != 'x' && path[0] == '/' &&
+		    strncmp(path, "/memfd:", 7)) {
+			hdr[0] = lo;
+			hdr[1] = (hi - lo) | (1ULL << 63);
+			hdr[2] = off;
+			hdr[3] = strlen(path);
+			fwrite(hdr, sizeof(hdr), 1, f);
+			fwrite(path, 1, hdr[3], f);
+			continue;
+		}
+		if (perms[2] != 'x' || perms[0] != 'r' || hi - lo > (64u << 20))
 			continue;
 		hdr[0] = lo;
 		hdr[1] = hi - lo;

@@ -2,8 +2,9 @@
 /*
  * gcc-compat.h - every difference between the GCC versions the dyncall
  * plugin supports (11 and 12) lives here, in the spirit of the Linux
- * kernel's scripts/gcc-plugins/gcc-common.h.  dyncall_plugin.c includes
- * only this header and <dyncall/abi.h>; it never tests a GCC version itself.
+ * kernel's scripts/gcc-plugins/gcc-common.h.  The plugin's files include
+ * only this header and <dyncall/abi.h> (through plugin.h); they never test
+ * a GCC version themselves.
  *
  * GCC 11 and 12 agree on every API the plugin uses (attribute_spec,
  * pass_data, cgraph_edge::rebuild_edges, symbol_table::finalize_toplevel_asm,
@@ -28,7 +29,6 @@
 #define INCLUDE_VECTOR
 #define INCLUDE_MAP
 #include "gcc-plugin.h"
-#include "plugin-version.h"
 #include "config.h"
 #include "system.h"
 #include "coretypes.h"
@@ -79,7 +79,7 @@
  * headers describe is told by the guard of the target's options header,
  * which options.h includes.  This is the only arch ladder of the plugin;
  * everything per arch that is not an option accessor is a row of the arch
- * table in dyncall_plugin.c (assembly text, padding, flags).
+ * table in arch.cc (assembly text, padding, flags).
  *
  *   dyncall_target_problem()   NULL when the compilation's ABI is the one
  *                              docs/abi.md describes, else why not (valid
@@ -143,6 +143,51 @@ static_assert(STATIC_CHAIN_REGNUM == 11,
 #else
 #error "dyncall_gcc: unsupported target (x86-64, aarch64, ppc64le ELFv2)"
 #endif
+
+/* The plugin is built with -fvisibility=hidden; cc1 looks up only these. */
+#define DYNCALL_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+/*
+ * DYNCALL_PASS(id, base, type, name, optgroup, required): the boilerplate
+ * of one pass, written once (as the kernel's gcc-generate-*-pass.h headers
+ * do for its plugins): its pass_data, a class derived from BASE
+ * (gimple_opt_pass, simple_ipa_opt_pass or rtl_opt_pass) whose gate() and
+ * execute() call the file's own
+ *	static bool <id>_gate(function *fun);
+ *	static unsigned int <id>_execute(function *fun);
+ * and `opt_pass *make_<id>_pass(void)` for the pass registration.  NAME is
+ * the pass's name in dumps (-fdump-tree-<name>, -fdump-rtl-<name>).
+ */
+#define DYNCALL_PASS(id, base, pass_type, pass_name, optgroup, required)      \
+	static const pass_data id##_pass_data = {                              \
+		.type = pass_type,                                             \
+		.name = pass_name,                                             \
+		.optinfo_flags = optgroup,                                     \
+		.tv_id = TV_NONE,                                              \
+		.properties_required = required,                               \
+		.properties_provided = 0,                                      \
+		.properties_destroyed = 0,                                     \
+		.todo_flags_start = 0,                                         \
+		.todo_flags_finish = 0,                                        \
+	};                                                                     \
+	namespace {                                                            \
+	class id##_pass : public base {                                        \
+	public:                                                                \
+		id##_pass() : base(id##_pass_data, g) {}                       \
+		bool gate(function *fun) final override                        \
+		{                                                              \
+			return id##_gate(fun);                                 \
+		}                                                              \
+		unsigned int execute(function *fun) final override             \
+		{                                                              \
+			return id##_execute(fun);                              \
+		}                                                              \
+	};                                                                     \
+	}                                                                      \
+	opt_pass *make_##id##_pass(void)                                       \
+	{                                                                      \
+		return new id##_pass();                                        \
+	}
 
 /* True while compiling for the LTO IR (the compile step of -flto). */
 #define dyncall_generating_lto() (flag_generate_lto || flag_generate_offload)

@@ -74,7 +74,7 @@ KeyShape keyShape(const ASTContext &Ctx, QualType T) {
                                                       : KeyShape::None;
 }
 
-// The diagnostics, word for word those of gcc-plugin/dyncall_plugin.c.
+// The diagnostics, word for word those of gcc-plugin/attribute.cc.
 constexpr const char *ErrArgs = "'dynamic_call' attribute takes no arguments";
 constexpr const char *ErrType = "'dynamic_call' attribute requires a "
                                 "pointer-to-function type or an array of them";

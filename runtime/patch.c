@@ -328,15 +328,40 @@ static void check_fork(void)
 		dc_text_forked();
 }
 
-static size_t al_hit; /* the last alias found: points come in runs */
+/*
+ * Aliases found recently, by page: a batch alternates between a few pages
+ * (call sites, trampolines, stubs) and asks for each point's alias twice
+ * (writer choice, then the write), so a binary search over hundreds of
+ * aliases per write was the largest cost of a 10,000-site update.  An
+ * entry names an alias by its index and range; it is valid only while
+ * al[idx] still has that range (aliases are disjoint, so the range names
+ * one alias): inserting or dropping aliases needs no invalidation.
+ */
+#define AL_CACHE 256
+static struct {
+	uintptr_t lo, hi;
+	size_t idx;
+} al_cache[AL_CACHE];
+
+static inline struct alias *alias_cached(uintptr_t lo, uintptr_t hi)
+{
+	size_t slot = (lo >> 12) % AL_CACHE; /* a hash: any page size */
+	size_t c = al_cache[slot].idx;
+
+	if (c < al_n && al[c].lo == al_cache[slot].lo &&
+	    al[c].hi == al_cache[slot].hi && al[c].lo <= lo && hi <= al[c].hi)
+		return &al[c];
+	return NULL;
+}
 
 static struct alias *alias_find(uintptr_t lo, uintptr_t hi)
 {
+	size_t slot = (lo >> 12) % AL_CACHE;
 	size_t l = 0, h = al_n;
+	struct alias *a = alias_cached(lo, hi);
 
-	if (al_hit < al_n && al[al_hit].lo <= lo && hi <= al[al_hit].hi)
-		return &al[al_hit];
-
+	if (a)
+		return a;
 	while (l < h) {
 		size_t m = (l + h) / 2;
 
@@ -346,7 +371,9 @@ static struct alias *alias_find(uintptr_t lo, uintptr_t hi)
 			h = m;
 	}
 	if (l < al_n && al[l].lo <= lo && hi <= al[l].hi) {
-		al_hit = l;
+		al_cache[slot].lo = al[l].lo;
+		al_cache[slot].hi = al[l].hi;
+		al_cache[slot].idx = l;
 		return &al[l];
 	}
 	return NULL;
@@ -441,8 +468,9 @@ static bool alias_reserve(void)
 	return true;
 }
 
-/* The alias covering [addr, addr + len), made if it can be; NULL: none. */
-static struct alias *alias_get(uintptr_t addr, size_t len)
+/* alias_get() when the cache does not know [addr, addr + len). */
+static __attribute__((noinline)) struct alias *alias_get_slow(uintptr_t addr,
+							      size_t len)
 {
 	struct alias *a = alias_find(addr, addr + len);
 	uintptr_t lo, hi, rw;
@@ -470,7 +498,6 @@ static struct alias *alias_get(uintptr_t addr, size_t len)
 				lo = al[j].lo < lo ? al[j].lo : lo;
 				hi = al[j].hi > hi ? al[j].hi : hi;
 				alias_drop(&al[j]);
-				al_hit = 0;
 				j = 0;
 				continue;
 			}
@@ -487,6 +514,15 @@ static struct alias *alias_get(uintptr_t addr, size_t len)
 	al[i] = (struct alias){ lo, hi, rw, fork_gen };
 	al_n++;
 	return &al[i];
+}
+
+/* The alias covering [addr, addr + len), made if it can be; NULL: none.
+ * Inline: every write of a batch asks twice and nearly always hits. */
+static inline struct alias *alias_get(uintptr_t addr, size_t len)
+{
+	struct alias *a = alias_cached(addr, addr + len);
+
+	return a && a->gen == fork_gen ? a : alias_get_slow(addr, len);
 }
 
 /* A module goes away: its aliases' RW views too (the loader unmaps the

@@ -679,12 +679,13 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 		}
 		return ret;
 	}
-	size = n *
-	       (sizeof(*steps) + sizeof(*want) + sizeof(*oolk) + sizeof(*ok));
+	/* up to ARCH_FENTRY_SLOT_STEPS steps per function (step 3) */
+	size = n * (ARCH_FENTRY_SLOT_STEPS * (sizeof(*steps) + sizeof(*ok)) +
+		    sizeof(*want) + sizeof(*oolk));
 	steps = dc_alloc(size);
 	if (!steps)
 		return DYNCALL_ERR_NOMEM;
-	want = (uintptr_t *)(steps + n);
+	want = (uintptr_t *)(steps + ARCH_FENTRY_SLOT_STEPS * n);
 	oolk = (long *)(want + n);
 	ok = (bool *)(oolk + n);
 
@@ -741,20 +742,24 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 		goto out;
 	}
 	dc_stubs_dirty = false;
-	/* 3. slots */
+	/* 3. slots; oolk[i] now: the first of function i's slot steps */
 	nsteps = 0;
 	for (size_t i = 0; i < n; i++) {
+		oolk[i] = (long)nsteps;
 		if (st[i] != DYNCALL_OK || !want[i])
 			continue;
 		nsteps += (size_t)arch_fentry_slot_step(&fs[i]->a, want[i],
 							&steps[nsteps]);
 	}
-	if (dc_text_steps(steps, nsteps, NULL)) {
+	if (dc_text_steps(steps, nsteps, ok)) {
 		/* a slot not written: leave those entries as they are */
-		for (size_t i = 0; i < n; i++)
-			if (st[i] == DYNCALL_OK && want[i] &&
-			    *(uintptr_t *)fs[i]->a.slot != want[i])
-				st[i] = DYNCALL_ERR_MPROTECT;
+		for (size_t i = 0; i < n; i++) {
+			size_t end = i + 1 < n ? (size_t)oolk[i + 1] : nsteps;
+
+			for (size_t k = (size_t)oolk[i]; k < end; k++)
+				if (!ok[k])
+					st[i] = DYNCALL_ERR_MPROTECT;
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		if (st[i] == DYNCALL_OK && want[i])

@@ -17,6 +17,14 @@
  * gets its old stub back (memory stays bounded by the distinct sets).
  * Regions are mapped R-X and never made writable: they are filled and
  * written through the text writers (dc_text_write, patch.c).
+ *
+ * Unused bytes are a trap (ARCH_FILL_BYTE).  The fill is lazy, FILL_CHUNK
+ * (64 KiB, the alias writer's chunk) at a time, just before the first
+ * piece that reaches into a chunk is written: filling the whole 1 MiB at
+ * start-up cost a short run more than the run itself (xmlwf on a tiny
+ * document, docs/whole-program.md).  Bytes past the filled part are the
+ * anonymous mapping's zeros, which no branch can reach; on the arches whose
+ * trap is 0x00 they need no fill at all.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -27,10 +35,12 @@
 #define REGION_SIZE (1UL << 20)
 #define HINT_STEP (16UL << 20)
 #define HINT_TRIES 64
+#define FILL_CHUNK (64UL << 10)
 
 struct region {
 	struct region *next;
 	uintptr_t base, used;
+	uintptr_t filled; /* [base, base + filled) holds traps or code */
 };
 
 struct stub_ent {
@@ -57,10 +67,54 @@ static bool reaches(uintptr_t lo, uintptr_t hi, uintptr_t b, uintptr_t e)
 	       (intptr_t)(hi - b) > -ARCH_REACH;
 }
 
+/* Fill [r->base + r->filled, r->base + end) with traps, whole chunks, the
+ * first one with the region's header.  0 or an error (nothing reachable
+ * was changed: the bytes are not in use yet). */
+static int region_fill(struct region *r, uintptr_t end)
+{
+	static uint8_t *trap; /* FILL_CHUNK trap bytes, made once */
+
+	while (r->filled < end) {
+		uintptr_t at = r->base + r->filled;
+		size_t len = FILL_CHUNK;
+		const uint8_t *src;
+		uint8_t *head = NULL;
+		int err;
+
+		if (!r->filled) {
+			head = dc_alloc(FILL_CHUNK);
+			if (!head)
+				return DYNCALL_ERR_NOMEM;
+			memset(head, ARCH_FILL_BYTE, FILL_CHUNK);
+			arch_emit_region_header(head, r->base);
+			src = head;
+			if (ARCH_FILL_BYTE == 0)
+				len = ARCH_REGION_HEADER; /* the rest is 0 */
+		} else if (ARCH_FILL_BYTE == 0) {
+			r->filled = REGION_SIZE; /* zero pages are traps */
+			return 0;
+		} else {
+			if (!trap) {
+				trap = dc_alloc(FILL_CHUNK);
+				if (!trap)
+					return DYNCALL_ERR_NOMEM;
+				memset(trap, ARCH_FILL_BYTE, FILL_CHUNK);
+			}
+			src = trap;
+		}
+		err = dc_text_write(at, src, len);
+		if (head)
+			dc_free(head, FILL_CHUNK);
+		if (err)
+			return err;
+		r->filled += FILL_CHUNK;
+	}
+	return 0;
+}
+
 static struct region *region_new(uintptr_t lo, uintptr_t hi)
 {
 	struct region *r;
-	uint8_t *fill;
 	void *p = MAP_FAILED;
 
 	/* Mapped R-X from the start and filled through the text writers
@@ -87,23 +141,17 @@ static struct region *region_new(uintptr_t lo, uintptr_t hi)
 	if (p == MAP_FAILED)
 		return NULL;
 	r = dc_alloc(sizeof(*r));
-	fill = r ? dc_alloc(REGION_SIZE) : NULL;
-	if (!fill) {
+	if (!r) {
 		munmap(p, REGION_SIZE);
-		if (r)
-			dc_free(r, sizeof(*r));
 		return NULL;
 	}
 	r->base = (uintptr_t)p;
-	memset(fill, ARCH_FILL_BYTE, REGION_SIZE); /* a trap everywhere unused */
-	arch_emit_region_header(fill, r->base);
-	if (dc_text_write(r->base, fill, REGION_SIZE)) {
-		dc_free(fill, REGION_SIZE);
+	r->filled = 0;
+	if (region_fill(r, ARCH_REGION_HEADER)) {
 		munmap(p, REGION_SIZE);
 		dc_free(r, sizeof(*r));
 		return NULL;
 	}
-	dc_free(fill, REGION_SIZE);
 	r->used = ARCH_REGION_HEADER;
 	r->next = regions;
 	regions = r;
@@ -122,7 +170,7 @@ static uintptr_t code_alloc(uintptr_t lo, uintptr_t hi, size_t size,
 			break;
 	if (!r && size <= REGION_SIZE - ARCH_REGION_HEADER)
 		r = region_new(lo, hi);
-	if (!r)
+	if (!r || region_fill(r, r->used + size))
 		return 0;
 	*rp = r;
 	r->used += size;

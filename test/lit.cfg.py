@@ -18,7 +18,7 @@
 #   dyncall-runtime-ppc64le, lld, lief, dyncall-clang-plugin,
 #   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff, clang-format, mypy,
 #   realworld-sources (SQLite and Expat unpacked by scripts/realworld/fetch.sh,
-#   which make check runs before lit).
+#   which make check runs before lit), realworld-tinyxml2 (TinyXML-2, same).
 # The plugin and rewriter features follow the build's components (top-level
 # DYNCALL_ENABLE_LLVM/GCC/REWRITER): the tests of a component not built are
 # UNSUPPORTED.
@@ -159,6 +159,10 @@ if have(os.path.join(llvm_bin, "ld.lld")) or shutil.which("ld.lld-" + config.llv
     features.add("lld")
 if all(have(os.path.join(build, "realworld", "src", p, ".unpacked")) for p in ("sqlite3", "expat")):
     features.add("realworld-sources")
+if have(os.path.join(build, "realworld", "src", "tinyxml2", ".unpacked")):
+    features.add("realworld-tinyxml2")
+if os.geteuid() == 0:
+    features.add("root")  # e.g. to make a set-user-ID copy of a program
 if have(os.path.join(venv_bin, "ruff")):
     features.add("ruff")
 if shutil.which("clang-format-" + config.llvm_version_major):

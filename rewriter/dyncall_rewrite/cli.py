@@ -21,7 +21,8 @@ from dyncall_rewrite.diagnostics import ERROR, NOTE, WARNING
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.errors import RewriteError
 from dyncall_rewrite.files import check_output, in_place_target, write_atomically
-from dyncall_rewrite.listing import format_record, json_lines, records
+from dyncall_rewrite.listing import format_prologue, format_record, json_lines, prologue_record, records
+from dyncall_rewrite.model import Analysis
 from dyncall_rewrite.relax import RelaxOptions, relax
 
 PROG = "dyncall-rewrite"
@@ -67,6 +68,11 @@ def _parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="every site with function, key, kind, state, target")
     ls.add_argument("file", metavar="ELF")
     ls.add_argument("--json", action="store_true")
+    ls.add_argument(
+        "--prologues",
+        action="store_true",
+        help="list the __patchable_function_entries records (patchable prologues) instead of the sites",
+    )
     return p
 
 
@@ -95,6 +101,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
                     "diagnostics": [d.to_json() for d in an.diagnostics],
                 }
             )
+            if an.has_prologues:
+                reports[-1]["patchable_entries"] = len(an.prologues)
             continue
         for d in an.diagnostics:
             if not (args.quiet and d.severity == NOTE):
@@ -107,6 +115,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
                     f"{path}: {an.site_count} sites, {len(an.keys)} key cells:"
                     f" {len(an.errors)} errors, {len(an.warnings)} warnings, {len(an.notes)} notes"
                 )
+            if an.has_prologues:
+                print(f"{path}: {len(an.prologues)} patchable function entries")
     if args.json:
         json.dump(reports if len(reports) != 1 else reports[0], sys.stdout, indent=1)
         print()
@@ -162,6 +172,8 @@ def _cmd_relax(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     img = Image.load(args.file)
     an = check(img)
+    if args.prologues:
+        return _list_prologues(args, an)
     if args.json:
         # One site per line: json.dump with indent is pure Python (~17 s
         # for 200,000 sites); json_lines encodes from the columns.
@@ -177,6 +189,23 @@ def _cmd_list(args: argparse.Namespace) -> int:
     else:
         for r in records(an):
             print(format_record(r))
+        if an.errors:
+            print(f"{args.file}: {len(an.errors)} problems (run `{PROG} check`)")
+    return 1 if an.errors else 0
+
+
+def _list_prologues(args: argparse.Namespace, an: Analysis) -> int:
+    recs = [prologue_record(an, p) for p in an.prologues]
+    if args.json:
+        json.dump(
+            {"file": args.file, "arch": an.backend.name, "problems": len(an.errors), "prologues": recs},
+            sys.stdout,
+            indent=1,
+        )
+        print()
+    else:
+        for r in recs:
+            print(format_prologue(r))
         if an.errors:
             print(f"{args.file}: {len(an.errors)} problems (run `{PROG} check`)")
     return 1 if an.errors else 0

@@ -20,14 +20,16 @@ without them always takes the object path.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
-from dyncall_rewrite import abi
+from dyncall_rewrite import abi, site_rules
 from dyncall_rewrite.arch import CodeFacts
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.landing import targets_ok
-from dyncall_rewrite.model import MAX_FUNC_SPAN, OP_JMP, Analysis, SiteColumns, key_context
+from dyncall_rewrite.model import OP_JMP, Analysis, SiteColumns, key_context
 from dyncall_rewrite.tables import Key, Table
 from dyncall_rewrite.vec import gather, isin_sorted, le_bytes, unique_inverse
 
@@ -39,16 +41,45 @@ def site_records(table: Table) -> np.ndarray:
 def check_columns(
     an: Analysis, table: Table, key_of: object, facts: CodeFacts | None = None
 ) -> SiteColumns | None:
-    """The object path's ``_check_sites`` over columns, for an image it
-    would report nothing about; None otherwise (or when undecidable here).
-    ``key_of(cell)``: check's key lookup.  ``facts``: instruction
-    boundaries proven for these bytes already (relax's output)."""
+    """The rules of site_rules over columns, stage by stage, for an image
+    the object path would report nothing about; None otherwise (or when
+    undecidable here).  ``key_of(cell)``: check's key lookup.  ``facts``:
+    instruction boundaries proven for these bytes already (relax's
+    output)."""
     img, be = an.image, an.backend
     hooks = be.column_hooks()
     if hooks is None or an.diagnostics:
         return None
     if table.addr + len(table.data) >= 1 << 62:
         return None  # addresses near the top of the 64-bit space: int64 columns could wrap
+    rules = site_rules.RULES
+    c = _entry_columns(an, hooks, table)
+    if not rules.holds("site-fields", c):
+        return None
+    c.tc = hooks.trampolines(c.tramp, img.symbol_address(abi.DYNCALL_RETPOLINE_THUNK))
+    if not rules.holds("trampoline", c) or not _key_columns(an, c, key_of) or not rules.holds("site-key", c):
+        return None
+    c.target_exec = (c.target != 0) & (img.file_offsets(c.target, 1, exec_only=True) >= 0)
+    if not rules.holds("branch", c):
+        return None
+    c.has_site = c.site != 0
+    c.labelled = c.has_site & (c.func != 0)
+    c.op, c.starget = hooks.sites(c.site)
+    c.want = hooks.site_ops(c.kind)
+    # A func without a site: the object path ignores func; not mirrored.
+    if (c.func[~c.has_site] != 0).any() or not rules.holds("site", c):
+        return None
+    if not _caller_columns(an, c, facts) or not rules.holds("callers", c):
+        return None
+    _interval_columns(be, c)
+    if not rules.holds("overlap", c):
+        return None
+    return _site_columns(c)
+
+
+def _entry_columns(an: Analysis, hooks: object, table: Table) -> SimpleNamespace:
+    """The facts the rules read, as columns (SimpleNamespace ``c``): first
+    the entries' own fields, absolute addresses where the field is not 0."""
     rec = site_records(table)
     n = len(rec)
     addr = table.addr + np.arange(n, dtype=np.int64) * abi.SITE_ENTRY_SIZE
@@ -57,151 +88,131 @@ def check_columns(
         v = rec[name].astype(np.int64)
         return np.where(v != 0, addr + off + v, 0)
 
-    site = absolute("site", abi.SITE_OFF_SITE)
-    tramp = absolute("tramp", abi.SITE_OFF_TRAMP)
-    keycell = absolute("keycell", abi.SITE_OFF_KEYCELL)
-    func = absolute("func", abi.SITE_OFF_FUNC)
-    version = rec["version"].astype(np.int64)
-    kind = rec["kind"].astype(np.int64)
-    flags = rec["flags"].astype(np.int64)
-    # Entry fields (DC001, DC003, DC004).
-    if not (
-        (version == abi.DYNCALL_ABI_VERSION).all()
-        and ((kind == abi.DYNCALL_KIND_CALL) | (kind == abi.DYNCALL_KIND_TAIL)).all()
-        and not (flags & ~abi.SITE_FLAGS_ALL).any()
-    ):
-        return None
-    # Trampolines exactly as the ABI says (DC010-DC014), one per entry
-    # (DC031), and a retpoline slow path where flagged (DC016).
-    thunk = img.symbol_address(abi.DYNCALL_RETPOLINE_THUNK)
-    tc = hooks.trampolines(tramp, thunk)
-    if not tc.ok.all() or _has_duplicates(tramp):
-        return None
-    if ((flags & abi.DYNCALL_SITE_RETPOLINE != 0) & (tc.retpoline == 0)).any():
-        return None
-    # Keys (DC040, DC042, DC044), per distinct key cell.
-    cells, key_index = unique_inverse(keycell)
+    return SimpleNamespace(
+        image=an.image,
+        backend=an.backend,
+        hooks=hooks,
+        n=n,
+        addr=addr,
+        site=absolute("site", abi.SITE_OFF_SITE),
+        tramp=absolute("tramp", abi.SITE_OFF_TRAMP),
+        keycell=absolute("keycell", abi.SITE_OFF_KEYCELL),
+        func=absolute("func", abi.SITE_OFF_FUNC),
+        version=rec["version"].astype(np.int64),
+        kind=rec["kind"].astype(np.int64),
+        flags=rec["flags"].astype(np.int64),
+    )
+
+
+def _key_columns(an: Analysis, c: SimpleNamespace, key_of: object) -> bool:
+    """The key of each entry, per distinct key cell (check's lookup), its
+    flags merged over the module and its link-time value (0: unknown).
+    False when a key is missing (DC042: the object path says so)."""
+    img = an.image
+    cells, c.key_index = unique_inverse(c.keycell)
     keys: list[Key] = []
     kf_l: list[int] = []
     tg_l: list[int] = []
-    for c in cells.tolist():
-        key = key_of(c)  # type: ignore[operator]
+    cell_ok = True
+    for cell in cells.tolist():
+        key = key_of(cell)  # type: ignore[operator]
         if key is None:
-            return None
+            c.key_found = c.cell_ok = False
+            return True
+        cell_ok &= key.cell == cell or img.holds_key_cell(cell)
         kf, tg = key_context(img, key, an.key_flags_by_address)
         keys.append(key)
         kf_l.append(kf)
         tg_l.append(tg or 0)
-    key_flags = np.array(kf_l, np.int64)[key_index]
-    target = np.array(tg_l, np.int64)[key_index]
-    if ((flags & abi.DYNCALL_SITE_TYPE_KEY != 0) != (key_flags & abi.DYNCALL_KEY_TYPE != 0)).any():
-        return None
-    # Patchable branch state (DC015, DC050-DC052).
-    resolved = flags & abi.DYNCALL_SITE_RESOLVED != 0
-    known = target != 0
-    target_exec = known & (img.file_offsets(target, 1, exec_only=True) >= 0)
-    ok_resolved = known & (tc.branch == target) & target_exec
-    segs = img.segments
-    small_image = not segs or segs[-1].end - segs[0].vaddr < 1 << 31
-    far = known & (key_flags & abi.DYNCALL_KEY_CONST != 0) & target_exec
-    far &= ~hooks.branch_in_range(tramp, target)
-    ok_unresolved = (tc.branch == tc.unpatched) & (small_image | ~far)
-    if not np.where(resolved, ok_resolved, ok_unresolved).all():
-        return None
-    # Sites the table names (DC020-DC024).
-    has_site = site != 0
-    labelled = has_site & (func != 0)
-    op, starget = hooks.sites(site)
-    want = hooks.site_ops(kind)
-    ok_site = (op == want) & ((starget == tramp) | (resolved & (starget == tc.branch)))
-    ok_site &= hooks.site_alignment_ok(site, labelled)
-    span = site - func
-    ok_site &= ~labelled | (img.mapped_mask(func) & (span >= 0) & (span <= MAX_FUNC_SPAN))
-    if not ok_site[has_site].all() or (func[~has_site] != 0).any():
-        return None
-    # Callers of the entries without a site: candidates by target, kept
-    # when they are instruction starts (DC026, DC027 when unusual).
-    discover = ~has_site
-    order = np.argsort(tramp)
-    tr_sorted = tramp[order]
-    ca, cop, ct = hooks.find_branches_to(np.sort(tramp[discover]))
-    ls, fs_ = site[labelled], site[has_site & ~labelled]
+    c.key_found, c.cell_ok, c.keys = True, cell_ok, keys
+    c.key_flags = np.array(kf_l, np.int64)[c.key_index]
+    c.target = np.array(tg_l, np.int64)[c.key_index]
+    return True
+
+
+def _caller_columns(an: Analysis, c: SimpleNamespace, facts: CodeFacts | None) -> bool:
+    """Callers of the entries without a site (candidates by target, kept
+    when they are instruction starts) and the instruction boundaries of
+    every site; False when the decode cannot answer."""
+    img, hooks = an.image, c.hooks
+    has_site, labelled = c.has_site, c.labelled
+    c.discover = ~has_site
+    order = np.argsort(c.tramp)
+    ca, cop, ct = hooks.find_branches_to(np.sort(c.tramp[c.discover]))
+    ls, fs_ = c.site[labelled], c.site[has_site & ~labelled]
     queries = np.concatenate([ls, fs_, ca])
     if facts is None:
-        lengths = np.concatenate(
-            [
-                hooks.site_lengths(op[labelled]),
-                hooks.site_lengths(op[has_site & ~labelled]),
-                hooks.site_lengths(cop),
-            ]
-        )
-        facts = hooks.decode_functions(queries, lengths)
+        ops = [c.op[labelled], c.op[has_site & ~labelled], cop]
+        facts = hooks.decode_functions(queries, np.concatenate([hooks.site_lengths(o) for o in ops]))
     else:
         facts = facts.for_queries(queries)
     if facts is None:
-        return None
+        return False
     nl, nf = len(ls), len(fs_)
-    if not facts.is_start[: nl + nf].all():
-        return None
     # A labelled site's boundary is decoded from ``func``: it must be the
-    # start of the function symbol the decode started from.
+    # start of the function symbol the decode started from (else: refused).
     fstarts = img.func_starts_array
     k = np.searchsorted(fstarts, ls, side="right") - 1
-    if len(ls) and ((k < 0).any() or (fstarts[np.maximum(k, 0)] != func[labelled]).any()):
-        return None
+    if len(ls) and ((k < 0).any() or (fstarts[np.maximum(k, 0)] != c.func[labelled]).any()):
+        return False
+    c.facts = facts
+    c.boundaries_ok = facts.is_start[: nl + nf].all()
     keep = facts.is_start[nl + nf :]
-    ca, cop, ct = ca[keep], cop[keep], ct[keep]
-    c_ent = order[np.searchsorted(tr_sorted, ct)]
-    if not (cop == want[c_ent]).all() or not hooks.site_alignment_ok(ca, np.zeros(len(ca), bool)).all():
-        return None
-    counts = np.bincount(c_ent, minlength=n)
-    if (counts[discover] == 0).any():
-        return None
-    # All callers, by (entry, address).
-    e_site = np.flatnonzero(has_site)
-    c_entry = np.concatenate([e_site, c_ent])
-    c_addr = np.concatenate([site[has_site], ca])
-    c_op = np.concatenate([op[has_site], cop]).astype(np.int64)
-    c_target = np.concatenate([starget[has_site], ct])
-    c_len = hooks.site_lengths(c_op)
+    c.ca, c.cop, c.ct = ca[keep], cop[keep], ct[keep]
+    c.c_ent = order[np.searchsorted(c.tramp[order], c.ct)]
+    c.counts = np.bincount(c.c_ent, minlength=c.n)
+    return True
+
+
+def _interval_columns(be: object, c: SimpleNamespace) -> None:
+    """All callers by (entry, address), and the intervals every entry owns
+    (trampoline with its padding, patchable sites)."""
+    e_site = np.flatnonzero(c.has_site)
+    c_entry = np.concatenate([e_site, c.c_ent])
+    c_addr = np.concatenate([c.site[c.has_site], c.ca])
+    c_op = np.concatenate([c.op[c.has_site], c.cop]).astype(np.int64)
+    c_target = np.concatenate([c.starget[c.has_site], c.ct])
+    c_len = c.hooks.site_lengths(c_op)
     o2 = np.lexsort((c_addr, c_entry))
-    c_entry, c_addr, c_op, c_target, c_len = c_entry[o2], c_addr[o2], c_op[o2], c_target[o2], c_len[o2]
-    # Duplicates and overlaps (DC030, DC032): every trampoline and site
-    # interval disjoint from all others.
-    if _has_duplicates(c_addr):
-        return None
-    pad, ssz = be.tramp_pad, be.site_size
-    starts = np.concatenate([tramp - pad, c_addr])
-    ends = np.concatenate([tramp + np.maximum(tc.size, ssz), c_addr + c_len])
-    o3 = np.argsort(starts, kind="stable")
-    s3, e3 = starts[o3], ends[o3]
-    if len(s3) > 1 and (s3[1:] < np.maximum.accumulate(e3)[:-1]).any():
-        return None
+    c.c_entry, c.c_addr, c.c_op, c.c_target, c.c_len = (
+        c_entry[o2],
+        c_addr[o2],
+        c_op[o2],
+        c_target[o2],
+        c_len[o2],
+    )
+    pad, ssz = be.tramp_pad, be.site_size  # type: ignore[attr-defined]
+    c.iv_start = np.concatenate([c.tramp - pad, c.c_addr])
+    c.iv_end = np.concatenate([c.tramp + np.maximum(c.tc.size, ssz), c.c_addr + c.c_len])
+
+
+def _site_columns(c: SimpleNamespace) -> SiteColumns:
+    tc = c.tc
     return SiteColumns(
-        hooks,
-        addr,
-        site,
-        tramp,
-        keycell,
-        func,
-        version,
-        kind,
-        flags,
+        c.hooks,
+        c.addr,
+        c.site,
+        c.tramp,
+        c.keycell,
+        c.func,
+        c.version,
+        c.kind,
+        c.flags,
         tc.size.astype(np.int64),
         tc.unpatched,
         tc.branch,
         tc.retpoline.astype(np.int64),
         tc.slow_target,
-        key_index,
-        keys,
-        key_flags,
-        target,
-        c_entry,
-        c_addr,
-        c_op,
-        c_len,
-        c_target,
-        facts,
+        c.key_index,
+        c.keys,
+        c.key_flags,
+        c.target,
+        c.c_entry,
+        c.c_addr,
+        c.c_op,
+        c.c_len,
+        c.c_target,
+        c.facts,
     )
 
 
@@ -211,11 +222,6 @@ def _straddles(img: Image, addr: np.ndarray, n: int) -> np.ndarray:
     fs = img.func_starts_array
     k = np.searchsorted(fs, addr, side="right")
     return (k < len(fs)) & (fs[np.minimum(k, max(len(fs) - 1, 0))] < addr + n) if len(fs) else addr < 0
-
-
-def _has_duplicates(x: np.ndarray) -> bool:
-    s = np.sort(x)
-    return bool((s[1:] == s[:-1]).any())
 
 
 # -- relax ------------------------------------------------------------------
@@ -265,91 +271,124 @@ def relax_columns(img: Image, an: Analysis, opts: object) -> ColumnRelax | None:
     order); None when a case needs the object path."""
     cols = an.columns
     assert cols is not None
-    be, hooks = an.backend, cols.hooks
-    u8 = img.u8
-    data = bytearray(img.data)
     w = Writes()
-    n = cols.n
     site = cols.site.copy()
-    # 1. Fill ``site`` of entries with exactly one verified caller.
     filled = 0
-    if opts.fill_sites and be.patches_sites:  # type: ignore[attr-defined]
-        counts = np.bincount(cols.c_entry, minlength=n)
-        first = np.searchsorted(cols.c_entry, np.arange(n))
-        one = (cols.site == 0) & (cols.func == 0) & (counts == 1)
-        ix = np.flatnonzero(one)
-        ca = cols.c_addr[np.minimum(first[ix], len(cols.c_addr) - 1)]
-        rel = ca - cols.addr[ix]
-        good = (rel >= -(2**31)) & (rel < 2**31)
-        ix, ca, rel = ix[good], ca[good], rel[good]
-        offs = img.file_offsets(cols.addr[ix], 4)
-        if (offs < 0).any():
-            return None
-        w.add("site-field", 0, ix, cols.addr[ix], gather(u8, offs, 4), le_bytes(rel, 4))
-        site[ix] = ca
-        filled = len(ix)
-    # 2. Canonical NOP padding before compiler-labelled sites.
-    runs: list[tuple[int, int]] = []
-    if opts.canonicalize_padding:  # type: ignore[attr-defined]
-        got = _paddings(img, be, cols)
+    if opts.fill_sites and an.backend.patches_sites:  # type: ignore[attr-defined]
+        got = _fill_writes(img, cols, w, site)
         if got is None:
             return None
-        ix, start, length = got
-        for ln in np.unique(length).tolist():
-            m = length == ln
-            canon = np.frombuffer(be.canonical_nops(ln), np.uint8)
-            offs = img.file_offsets(start[m], ln)
-            if (offs < 0).any():
-                return None
-            old = gather(u8, offs, ln)
-            diff = (old != canon).any(axis=1)
-            w.add(
-                "padding", 1, ix[m][diff], start[m][diff], old[diff], np.broadcast_to(canon, old[diff].shape)
-            )
-            runs += list(zip(start[m][diff].tolist(), [ln] * int(diff.sum()), strict=True))
-    runs.sort()
-    # 3. Link-time targets (relax._resolvable, relax._resolve).
+        filled = got
+    runs: list[tuple[int, int]] = []
+    if opts.canonicalize_padding:  # type: ignore[attr-defined]
+        got_runs = _padding_writes(img, an.backend, cols, w)
+        if got_runs is None:
+            return None
+        runs = sorted(got_runs)
     flags = cols.flags.copy()
     resolved_n = 0
     if opts.resolve:  # type: ignore[attr-defined]
-        kf, fl, tg = cols.key_flags, cols.flags, cols.target
-        can = (fl & abi.DYNCALL_SITE_RESOLVED == 0) & (tg != 0)
-        can &= (fl & abi.DYNCALL_SITE_TYPE_KEY == 0) & (kf & abi.DYNCALL_KEY_TYPE == 0)
-        const = kf & abi.DYNCALL_KEY_CONST != 0
-        init = (kf & abi.DYNCALL_KEY_ESCAPES == 0) & (fl & abi.DYNCALL_SITE_FRESH != 0)
-        can &= const | (init if opts.resolve_initializers else False)  # type: ignore[attr-defined]
-        can &= ~isin_sorted(tg, np.sort(cols.tramp))  # a key holding a trampoline: left to the runtime
-        can &= img.file_offsets(tg, 1, exec_only=True) >= 0
-        can &= targets_ok(img, fl, tg)  # landing pads kept (landing.py)
-        can &= hooks.branch_in_range(cols.tramp, tg)
-        ssz = be.site_size
-        can &= ~_straddles(img, cols.tramp, ssz)
-        patch_site = (site != 0) & be.patches_sites
-        can &= ~patch_site | (hooks.branch_in_range(site, tg) & ~_straddles(img, site, ssz))
-        ix = np.flatnonzero(can)
-        fo = img.file_offsets(cols.addr[ix] + abi.SITE_OFF_FLAGS, 2)
-        to = img.file_offsets(cols.tramp[ix], ssz)
-        if (fo < 0).any() or (to < 0).any():
+        got = _resolve_writes(img, an.backend, cols, w, site, flags, opts)
+        if got is None:
             return None
-        newf = fl[ix] | abi.DYNCALL_SITE_RESOLVED
-        w.add("flags", 2, ix, cols.addr[ix] + abi.SITE_OFF_FLAGS, gather(u8, fo, 2), le_bytes(newf, 2))
-        old_t = gather(u8, to, ssz)
-        new_t = hooks.encode_branches(np.full(len(ix), OP_JMP), cols.tramp[ix], tg[ix], old_t)
-        w.add("trampoline", 3, ix, cols.tramp[ix], old_t, new_t)
-        sx = ix[patch_site[ix]]
-        so = img.file_offsets(site[sx], ssz)
-        if (so < 0).any():
+        resolved_n = got
+    data = _apply(img, w)
+    if data is None:
+        return None
+    return ColumnRelax(data, w, filled, len(runs), resolved_n, runs, site, flags)
+
+
+def _fill_writes(img: Image, cols: SiteColumns, w: Writes, site: np.ndarray) -> int | None:
+    """1. Fill ``site`` of entries with exactly one verified caller."""
+    n = cols.n
+    counts = np.bincount(cols.c_entry, minlength=n)
+    first = np.searchsorted(cols.c_entry, np.arange(n))
+    one = (cols.site == 0) & (cols.func == 0) & (counts == 1)
+    ix = np.flatnonzero(one)
+    ca = cols.c_addr[np.minimum(first[ix], len(cols.c_addr) - 1)]
+    rel = ca - cols.addr[ix]
+    good = (rel >= -(2**31)) & (rel < 2**31)
+    ix, ca, rel = ix[good], ca[good], rel[good]
+    offs = img.file_offsets(cols.addr[ix], 4)
+    if (offs < 0).any():
+        return None
+    w.add("site-field", 0, ix, cols.addr[ix], gather(img.u8, offs, 4), le_bytes(rel, 4))
+    site[ix] = ca
+    return len(ix)
+
+
+def _padding_writes(img: Image, be: Any, cols: SiteColumns, w: Writes) -> list[tuple[int, int]] | None:
+    """2. Canonical NOP padding before compiler-labelled sites."""
+    got = _paddings(img, be, cols)
+    if got is None:
+        return None
+    runs: list[tuple[int, int]] = []
+    ix, start, length = got
+    for ln in np.unique(length).tolist():
+        m = length == ln
+        canon = np.frombuffer(be.canonical_nops(ln), np.uint8)
+        offs = img.file_offsets(start[m], ln)
+        if (offs < 0).any():
             return None
-        old_s = gather(u8, so, ssz)
-        new_s = hooks.encode_branches(hooks.site_ops(cols.kind[sx]), site[sx], tg[sx], old_s)
-        ch = (old_s != new_s).any(axis=1)
-        w.add("site", 4, sx[ch], site[sx][ch], old_s[ch], new_s[ch])
-        flags[ix] = newf
-        resolved_n = len(ix)
-    # Apply.  The byte ranges are distinct (the check proved trampolines,
-    # sites and table entries disjoint; _paddings keeps NOP runs off them);
-    # checked anyway, since overlapping writes applied by kind would not be
-    # what the object path, writing entry by entry, does.
+        old = gather(img.u8, offs, ln)
+        diff = (old != canon).any(axis=1)
+        w.add("padding", 1, ix[m][diff], start[m][diff], old[diff], np.broadcast_to(canon, old[diff].shape))
+        runs += list(zip(start[m][diff].tolist(), [ln] * int(diff.sum()), strict=True))
+    return runs
+
+
+def _resolvable(img: Image, be: Any, cols: SiteColumns, site: np.ndarray, opts: Any) -> np.ndarray:
+    """relax._resolvable and the checks of relax._resolve, per entry."""
+    hooks, kf, fl, tg = cols.hooks, cols.key_flags, cols.flags, cols.target
+    can = (fl & abi.DYNCALL_SITE_RESOLVED == 0) & (tg != 0)
+    can &= (fl & abi.DYNCALL_SITE_TYPE_KEY == 0) & (kf & abi.DYNCALL_KEY_TYPE == 0)
+    const = kf & abi.DYNCALL_KEY_CONST != 0
+    init = (kf & abi.DYNCALL_KEY_ESCAPES == 0) & (fl & abi.DYNCALL_SITE_FRESH != 0)
+    can &= const | (init if opts.resolve_initializers else False)
+    can &= ~isin_sorted(tg, np.sort(cols.tramp))  # a key holding a trampoline: left to the runtime
+    can &= img.file_offsets(tg, 1, exec_only=True) >= 0
+    can &= targets_ok(img, fl, tg)  # landing pads kept (landing.py)
+    can &= hooks.branch_in_range(cols.tramp, tg)
+    ssz = be.site_size
+    can &= ~_straddles(img, cols.tramp, ssz)
+    patch_site = (site != 0) & be.patches_sites
+    can &= ~patch_site | (hooks.branch_in_range(site, tg) & ~_straddles(img, site, ssz))
+    return can
+
+
+def _resolve_writes(
+    img: Image, be: Any, cols: SiteColumns, w: Writes, site: np.ndarray, flags: np.ndarray, opts: Any
+) -> int | None:
+    """3. Link-time targets (relax._resolvable, relax._resolve)."""
+    hooks, fl, tg, ssz = cols.hooks, cols.flags, cols.target, be.site_size
+    ix = np.flatnonzero(_resolvable(img, be, cols, site, opts))
+    fo = img.file_offsets(cols.addr[ix] + abi.SITE_OFF_FLAGS, 2)
+    to = img.file_offsets(cols.tramp[ix], ssz)
+    if (fo < 0).any() or (to < 0).any():
+        return None
+    newf = fl[ix] | abi.DYNCALL_SITE_RESOLVED
+    w.add("flags", 2, ix, cols.addr[ix] + abi.SITE_OFF_FLAGS, gather(img.u8, fo, 2), le_bytes(newf, 2))
+    old_t = gather(img.u8, to, ssz)
+    new_t = hooks.encode_branches(np.full(len(ix), OP_JMP), cols.tramp[ix], tg[ix], old_t)
+    w.add("trampoline", 3, ix, cols.tramp[ix], old_t, new_t)
+    sx = ix[((site != 0) & be.patches_sites)[ix]]
+    so = img.file_offsets(site[sx], ssz)
+    if (so < 0).any():
+        return None
+    old_s = gather(img.u8, so, ssz)
+    new_s = hooks.encode_branches(hooks.site_ops(cols.kind[sx]), site[sx], tg[sx], old_s)
+    ch = (old_s != new_s).any(axis=1)
+    w.add("site", 4, sx[ch], site[sx][ch], old_s[ch], new_s[ch])
+    flags[ix] = newf
+    return len(ix)
+
+
+def _apply(img: Image, w: Writes) -> bytearray | None:
+    """The output bytes.  The byte ranges are distinct (the check proved
+    trampolines, sites and table entries disjoint; _paddings keeps NOP runs
+    off them); checked anyway, since overlapping writes applied by kind
+    would not be what the object path, writing entry by entry, does."""
+    data = bytearray(img.data)
     if w.rows:
         w_s = np.concatenate([r[3] for r in w.rows])
         w_e = np.concatenate([r[3] + r[5].shape[1] for r in w.rows])
@@ -361,7 +400,7 @@ def relax_columns(img: Image, an: Analysis, opts: object) -> ColumnRelax | None:
         offs = img.file_offsets(a, new.shape[1])
         out8[offs[:, None] + np.arange(new.shape[1])] = new
     del out8
-    return ColumnRelax(data, w, filled, len(runs), resolved_n, runs, site, flags)
+    return data
 
 
 def _paddings(img: Image, be: object, cols: SiteColumns) -> tuple[np.ndarray, ...] | None:

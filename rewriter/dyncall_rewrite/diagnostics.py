@@ -57,6 +57,13 @@ CODES: dict[str, tuple[str, str]] = {
     "DC051": (ERROR, "resolved branch does not match the key's link-time value"),
     "DC053": (ERROR, "ppc64le: trampoline branch enters a global entry without r12 (TOC rule)"),
     "DC052": (ERROR, "resolved target not in an executable segment"),
+    # Patchable prologues (__patchable_function_entries)
+    "DC060": (ERROR, "malformed __patchable_function_entries section"),
+    "DC061": (ERROR, "patchable entry not in executable code"),
+    "DC062": (ERROR, "misaligned patchable entry"),
+    "DC063": (ERROR, "patchable entry does not point at a patchable prologue's NOPs"),
+    "DC064": (ERROR, "patchable prologue overlaps a dyncall site or trampoline"),
+    "DC065": (NOTE, "zero or duplicate patchable entry: skipped by the runtime"),
 }
 
 

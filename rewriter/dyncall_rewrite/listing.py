@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.model import OP_NAMES, Analysis, SiteColumns, SiteInfo
+from dyncall_rewrite.model import OP_NAMES, Analysis, PrologueInfo, SiteColumns, SiteInfo
 from dyncall_rewrite.vec import unique_inverse
 
 
@@ -226,3 +226,36 @@ def _target_json(an: Analysis, values: np.ndarray, name: str) -> list[str]:
         for v, s in zip(u.tolist(), syms, strict=True)
     ]
     return [enc[i] for i in inv.tolist()]
+
+
+# -- list --prologues ---------------------------------------------------------
+
+
+def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
+    """The ``list --prologues`` record of one __patchable_function_entries
+    record (bytes of NOPs before the entry and at it; ``hookable``: the
+    runtime's layout)."""
+    return {
+        "index": p.index,
+        "record": p.record,
+        "function": p.function,
+        "function_symbol": _sym(an, p.function),
+        "pre_entry_bytes": p.pre if p.function is not None else None,
+        "landing_pad": p.pad,
+        "entry_nop_bytes": p.entry_nops if p.function is not None else None,
+        "hookable": p.hookable,
+        "state": p.state,
+    }
+
+
+def format_prologue(r: dict[str, Any]) -> str:
+    rec = "-" if r["record"] is None else f"0x{r['record']:x}"
+    fn, nops = "-", "-"
+    if r["function"] is not None:
+        fn = f"0x{r['function']:x}" + (f"<{r['function_symbol']}>" if r["function_symbol"] else "")
+        nops = f"{r['pre_entry_bytes']}+{r['entry_nop_bytes']}"
+    pad = (r["landing_pad"] or "-").replace(" ", "_")
+    return (
+        f"#{r['index']} record={rec} function={fn} nops={nops} pad={pad}"
+        f" hookable={'yes' if r['hookable'] else 'no'} state={r['state']}"
+    )

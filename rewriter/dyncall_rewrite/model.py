@@ -10,6 +10,7 @@ them; nothing here imports those modules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,23 @@ class SiteInfo:
         return "slow"
 
 
+@dataclass(slots=True)
+class PrologueInfo:
+    """One __patchable_function_entries record and what check found at the
+    address it holds (prologues.py)."""
+
+    index: int
+    addr: int  # where the record is
+    record: int | None  # the address it holds (None: bound by the loader, not known)
+    state: str = "ok"  # ok, invalid (an error), zero, duplicate, unknown
+    function: int | None = None  # the function's entry (its symbol)
+    end: int = 0  # end of the NOP run
+    pre: int = 0  # bytes of NOPs before the entry
+    entry_nops: int = 0  # bytes of NOPs at the entry (after its landing pad)
+    pad: str | None = None  # landing pad the function starts with
+    hookable: bool = False  # the runtime's layout (docs/prologues.md)
+
+
 @dataclass
 class Analysis:
     image: Image
@@ -57,6 +75,9 @@ class Analysis:
     # The same facts as columns when the columnar fast path proved the
     # image clean (columns.py); ``sites`` is then built on first use.
     columns: SiteColumns | None = None
+    # __patchable_function_entries records (check_prologues), in order.
+    prologues: list[PrologueInfo] = field(default_factory=list)
+    has_prologues: bool = False  # the image has that section
 
     @property
     def sites(self) -> list[SiteInfo]:
@@ -184,3 +205,10 @@ def key_context(img: Image, key: Key, flags_by_addr: dict[int, int]) -> tuple[in
         if kv.known and kv.value:
             target = kv.value
     return kflags, target
+
+
+def in_function(site: Any, func: Any) -> Any:
+    """``site`` lies in the span a function may have from ``func`` (ints or
+    int64 columns); beyond MAX_FUNC_SPAN the entry is treated as corrupted."""
+    d = site - func
+    return (d >= 0) & (d <= MAX_FUNC_SPAN)

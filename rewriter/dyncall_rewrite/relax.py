@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dyncall_rewrite import abi, landing
-from dyncall_rewrite.arch import Backend, CodeFacts
+from dyncall_rewrite.arch import Backend, Branch, CodeFacts, Trampoline
 from dyncall_rewrite.check import check
 from dyncall_rewrite.columns import ColumnRelax, Writes, relax_columns
 from dyncall_rewrite.elf import PF_X, Image, section
@@ -107,74 +107,96 @@ def relax(img: Image, opts: RelaxOptions | None = None, analysis: Analysis | Non
             return got
         an = check(img, an.backend, columns=False)  # the object path, from scratch
     res = RelaxResult(bytearray(img.data))
-    be = an.backend
-    # [func, site) of every labelled site: a padding rewrite is only safe
-    # for decodes that start at its own function (see _decoded_elsewhere).
-    spans = sorted(
-        (i.entry.func, i.entry.site) for i in an.sites if i.valid and i.entry.site and i.entry.func
-    )
-    reach = list(itertools.accumulate((sp[1] for sp in spans), max))
-    live = [i for i in an.sites if i.valid and i.tramp is not None]
-    owned = _owned_ranges(be, live)
-    link_targets = sorted({i.target for i in live if i.target is not None})
-    tramp_addrs = {i.entry.tramp for i in live}
-    touched: dict[int, SiteInfo] = {}  # entries written, by index
-    resolved: set[int] = set()  # indexes of the entries resolved here
-    pads: list[tuple[int, int]] = []  # NOP runs rewritten: (start, length)
-    canon: dict[int, bytes] = {}  # canonical_nops(n), by n
+    w = _ObjectWrites(img, an, res, opts)
     for info in an.sites:
-        if not info.valid or info.tramp is None:
-            continue
-        e = info.entry
+        if info.valid and info.tramp is not None:
+            w.entry(info)
+    if not res.patches:
+        res.analysis = an
+        return res
+    return _verified(img, an, res, w)
+
+
+class _ObjectWrites:
+    """The object path's writes, entry by entry (in the table's order)."""
+
+    def __init__(self, img: Image, an: Analysis, res: RelaxResult, opts: RelaxOptions) -> None:
+        self.img, self.an, self.res, self.opts, self.be = img, an, res, opts, an.backend
+        # [func, site) of every labelled site: a padding rewrite is only safe
+        # for decodes that start at its own function (see _decoded_elsewhere).
+        self.spans = sorted(
+            (i.entry.func, i.entry.site) for i in an.sites if i.valid and i.entry.site and i.entry.func
+        )
+        self.reach = list(itertools.accumulate((sp[1] for sp in self.spans), max))
+        live = [i for i in an.sites if i.valid and i.tramp is not None]
+        self.owned = _owned_ranges(self.be, live)
+        self.link_targets = sorted({i.target for i in live if i.target is not None})
+        self.tramp_addrs = {i.entry.tramp for i in live}
+        self.touched: dict[int, SiteInfo] = {}  # entries written, by index
+        self.resolved: set[int] = set()  # indexes of the entries resolved here
+        self.pads: list[tuple[int, int]] = []  # NOP runs rewritten: (start, length)
+        self.canon: dict[int, bytes] = {}  # canonical_nops(n), by n
+
+    def entry(self, info: SiteInfo) -> None:
+        img, res, opts, be, e = self.img, self.res, self.opts, self.be, info.entry
         if opts.fill_sites and not e.site and be.patches_sites and _fill_site(img, res, info):
-            touched[e.index] = info
+            self.touched[e.index] = info
         if opts.canonicalize_padding and e.site and e.func and info.stream is not None:
-            pad = be.nop_padding(info.stream, e.site)
-            if pad is not None:
-                start, length = pad
-                new = canon.get(length)
-                if new is None:
-                    new = canon[length] = be.canonical_nops(length)
-                old = img.read(start, length)
-                if (
-                    old is not None
-                    and old != new
-                    and not any(start < t < start + length for t in be.branch_targets(info.stream))
-                    and not _decoded_elsewhere(spans, reach, start, length, e.func)
-                    and not owned.overlaps(start, start + length)
-                    and not _inside(link_targets, start, start + length)
-                ):
-                    _write(img, res, start, old, new, "padding")
-                    res.padding += 1
-                    pads.append((start, length))
+            self.padding(info)
         if (
             opts.resolve
             and not e.flags & abi.DYNCALL_SITE_RESOLVED
             and _resolvable(info, opts)
-            and info.target not in tramp_addrs
-            and _resolve(img, an, res, info)
+            and info.target not in self.tramp_addrs
+            and _resolve(img, self.an, res, info)
         ):
-            touched[e.index] = info
-            resolved.add(e.index)
-    if res.patches:
-        out = img.with_data(res.data)
-        be2 = type(be)(out)
-        if _verify_incremental(img, out, be2, an, res, list(touched.values()), resolved, pads):
-            res.verified = "incremental"
-            res.analysis = an
-            return res
-        an2 = check(out, be2, reuse=an)
-        res.verified = "full"
-        if an2.errors:
-            an2.symbolize(with_lines=False)
-            raise InternalError(
-                "relaxed image fails check (not written): "
-                + an2.errors[0].format(img.path).split(": ", 1)[1],
-                path=img.path,
-            )
-        res.analysis = an2
-    else:
+            self.touched[e.index] = info
+            self.resolved.add(e.index)
+
+    def padding(self, info: SiteInfo) -> None:
+        """The NOP run before a labelled site becomes the canonical NOPs of
+        its length, unless something may enter or decode it otherwise."""
+        be, e = self.be, info.entry
+        assert info.stream is not None
+        pad = be.nop_padding(info.stream, e.site)
+        if pad is None:
+            return
+        start, length = pad
+        new = self.canon.get(length)
+        if new is None:
+            new = self.canon[length] = be.canonical_nops(length)
+        old = self.img.read(start, length)
+        if (
+            old is not None
+            and old != new
+            and not any(start < t < start + length for t in be.branch_targets(info.stream))
+            and not _decoded_elsewhere(self.spans, self.reach, start, length, e.func)
+            and not self.owned.overlaps(start, start + length)
+            and not _inside(self.link_targets, start, start + length)
+        ):
+            _write(self.img, self.res, start, old, new, "padding")
+            self.res.padding += 1
+            self.pads.append((start, length))
+
+
+def _verified(img: Image, an: Analysis, res: RelaxResult, w: _ObjectWrites) -> RelaxResult:
+    """The output proven to pass check: incrementally when the writes stay
+    inside what each entry owns, else by the full check."""
+    out = img.with_data(res.data)
+    be2 = type(an.backend)(out)
+    if _verify_incremental(img, out, be2, an, res, list(w.touched.values()), w.resolved, w.pads):
+        res.verified = "incremental"
         res.analysis = an
+        return res
+    an2 = check(out, be2, reuse=an)
+    res.verified = "full"
+    if an2.errors:
+        an2.symbolize(with_lines=False)
+        raise InternalError(
+            "relaxed image fails check (not written): " + an2.errors[0].format(img.path).split(": ", 1)[1],
+            path=img.path,
+        )
+    res.analysis = an2
     return res
 
 
@@ -310,6 +332,34 @@ def _verify_incremental(
        exactly the run it replaced ([start, site)), so the instruction
        boundaries check verified from each function start are unchanged.
     """
+    if not _isolated(img, be2, an, res, touched, pads):
+        return False
+    got = _rechecked(out, be2, an, res, touched, resolved)
+    if got is None or not _nop_runs(out, be2, res, pads):
+        return False
+    new_flags, res_infos, tramps2, sites2 = got
+    # Proven: the analysis now describes the output.
+    for info, flags in zip(touched, new_flags, strict=True):
+        info.entry.flags = flags
+    for info, t2, b2 in zip(res_infos, tramps2, sites2, strict=True):
+        info.tramp = t2
+        if b2 is not None:
+            info.callers = [b2]
+    an.image, an.backend = out, be2
+    for info in an.sites:
+        info.stream = None  # decoded from the input's bytes
+    return True
+
+
+def _isolated(
+    img: Image,
+    be2: Backend,
+    an: Analysis,
+    res: RelaxResult,
+    touched: list[SiteInfo],
+    pads: list[tuple[int, int]],
+) -> bool:
+    """Step 1 of _verify_incremental: every write inside what its entry owns."""
     sec = section(img, abi.DYNCALL_SITES_SECTION)
     if sec is None:
         return False
@@ -360,6 +410,15 @@ def _verify_incremental(
                 return False
         else:
             return False
+    return True
+
+
+def _rechecked(
+    out: Image, be2: Backend, an: Analysis, res: RelaxResult, touched: list[SiteInfo], resolved: set[int]
+) -> tuple[list[int], list[SiteInfo], list[Trampoline | None], list[Branch | None]] | None:
+    """Step 2 of _verify_incremental; None when an entry fails.  Returns
+    (new flags of the touched entries, the resolved entries, their
+    trampolines and sites read back)."""
     # 2. Re-check the written entries on the output bytes: every written
     # table entry; the trampoline and site of every resolved entry (a
     # filled entry's site is the caller check verified, bytes unchanged).
@@ -371,7 +430,7 @@ def _verify_incremental(
         e = info.entry
         eoff = out.offset(e.addr, abi.SITE_ENTRY_SIZE)
         if eoff is None:
-            return False
+            return None
         f_site, f_tramp, f_key, f_func, version, kind, flags = unpack(data, eoff)
         a = e.addr
         want_flags = e.flags | RES if e.index in resolved else e.flags
@@ -380,16 +439,16 @@ def _verify_incremental(
             or (a + 8 + f_key if f_key else 0, a + 12 + f_func if f_func else 0) != (e.keycell, e.func)
             or (version, kind, flags) != (e.version, e.kind, want_flags)
         ):
-            return False
+            return None
         if e.site and [c.addr for c in info.callers] != [e.site]:
-            return False
+            return None
         new_flags.append(flags)
     res_infos = [i for i in touched if i.entry.index in resolved]
     # A resolved branch must not create a new caller of a trampoline (the
     # full check discovers callers of unfilled entries by their target).
     tramp_addrs = {i.tramp.addr for i in an.sites if i.tramp is not None}
     if any(i.target in tramp_addrs for i in res_infos):
-        return False
+        return None
     thunk = out.symbol_address(abi.DYNCALL_RETPOLINE_THUNK)
     tramps2 = be2.trampolines_fast([i.entry.tramp for i in res_infos], thunk)
     sites2 = be2.sites_fast([i.entry.site for i in res_infos])
@@ -403,44 +462,38 @@ def _verify_incremental(
             t.slow_target,
             t.unpatched_target,
         ):
-            return False
+            return None
         if info.target is None or t2.branch_target != info.target or not out.is_exec(info.target):
-            return False
+            return None
         if e.site and (
             b2 is None
             or b2.op != site_ops[e.kind]
             or b2.target not in (e.tramp, t2.branch_target)
             or info.callers[0].length != b2.length
         ):
+            return None
+    return new_flags, res_infos, tramps2, sites2
+
+
+def _nop_runs(out: Image, be2: Backend, res: RelaxResult, pads: list[tuple[int, int]]) -> bool:
+    """Step 3 of _verify_incremental: NOP runs are whole instructions
+    covering exactly [start, start+n).  Every run of n bytes was written as
+    canonical_nops(n); decoding does not depend on the address, so one
+    decode per distinct run proves all."""
+    if not pads:
+        return True
+    data = res.data
+    first: dict[int, int] = {}
+    canon: dict[int, bytes] = {}
+    for s0, n in pads:
+        o = out.offset(s0, n)
+        c = canon.get(n)
+        if c is None:
+            c = canon[n] = be2.canonical_nops(n)
+        if o is None or data[o : o + n] != c:
             return False
-    # 3. NOP runs: whole instructions covering exactly [start, start+n).
-    # Every run of n bytes was written as canonical_nops(n); decoding does
-    # not depend on the address, so one decode per distinct run proves all.
-    if pads:
-        first: dict[int, int] = {}
-        canon: dict[int, bytes] = {}
-        for s0, n in pads:
-            o = out.offset(s0, n)
-            c = canon.get(n)
-            if c is None:
-                c = canon[n] = be2.canonical_nops(n)
-            if o is None or data[o : o + n] != c:
-                return False
-            first.setdefault(n, s0)
-        for st in be2.decode_ranges([(s0, s0 + n) for n, s0 in first.items()]):
-            if not st.ok or not st.insns:
-                return False
-    # Proven: the analysis now describes the output.
-    for info, flags in zip(touched, new_flags, strict=True):
-        info.entry.flags = flags
-    for info, t2, b2 in zip(res_infos, tramps2, sites2, strict=True):
-        info.tramp = t2
-        if b2 is not None:
-            info.callers = [b2]
-    an.image, an.backend = out, be2
-    for info in an.sites:
-        info.stream = None  # decoded from the input's bytes
-    return True
+        first.setdefault(n, s0)
+    return all(st.ok and st.insns for st in be2.decode_ranges([(s0, s0 + n) for n, s0 in first.items()]))
 
 
 class _Intervals:

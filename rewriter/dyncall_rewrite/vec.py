@@ -40,3 +40,8 @@ def gather(u8: np.ndarray, offs: np.ndarray, width: int) -> np.ndarray:
 def le_bytes(v: np.ndarray, width: int) -> np.ndarray:
     """Little-endian two's-complement bytes of each value, (n, width)."""
     return (v.astype(np.int64)[:, None] >> (8 * np.arange(width))).astype(np.uint8) & 0xFF
+
+
+def has_duplicates(x: np.ndarray) -> bool:
+    s = np.sort(x)
+    return bool((s[1:] == s[:-1]).any())

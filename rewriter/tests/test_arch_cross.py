@@ -22,7 +22,8 @@ from conftest import relax_and_full_check
 from defects import Mutable
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.arch import aarch64, ppc64le
+from dyncall_rewrite.arch.aarch64 import backend as aarch64
+from dyncall_rewrite.arch.ppc64le import backend as ppc64le
 from dyncall_rewrite.check import check
 from dyncall_rewrite.cli import main
 from dyncall_rewrite.elf import Image

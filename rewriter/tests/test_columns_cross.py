@@ -1,5 +1,5 @@
-"""The columnar fast path on aarch64 and ppc64le (arch/aarch64_columns.py,
-arch/ppc64le_columns.py) agrees with the object path (differential.py) on
+"""The columnar fast path on aarch64 and ppc64le (arch/aarch64/columns.py,
+arch/ppc64le/columns.py) agrees with the object path (differential.py) on
 the programs test_arch_cross.py cross-builds with the real plugins, on
 their relaxed outputs, on clean and defective mutations of them, and is
 the path the clean ones actually take."""
@@ -17,7 +17,8 @@ from differential import compare_engines
 from test_arch_cross import CASES, DEFECTS, _by_key, _site, _w
 
 from dyncall_rewrite import abi
-from dyncall_rewrite.arch import aarch64, ppc64le
+from dyncall_rewrite.arch.aarch64 import backend as aarch64
+from dyncall_rewrite.arch.ppc64le import backend as ppc64le
 from dyncall_rewrite.check import check
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.relax import relax

@@ -69,10 +69,12 @@ def test_symbol_and_line_in_diagnostics(binaries, tmp_path, capsys) -> None:
 
 def test_every_code_has_a_case() -> None:
     from test_arch_cross import DEFECTS as ARCH_DEFECTS
+    from test_prologues import COVERED as PROLOGUE_CODES
 
     from dyncall_rewrite.diagnostics import CODES
 
     covered = {c[0] for c in CASES} | {d[2] for d in ARCH_DEFECTS}  # + aarch64/ppc64le cases
+    covered |= PROLOGUE_CODES  # DC060-DC065: test_prologues.py
     assert set(CODES) - covered == set()  # x86-64 DC050 needs a > 2 GiB image: unit-tested below
 
 

@@ -97,3 +97,66 @@ def test_no_private_names_across_modules() -> None:
                     if a.name.startswith("_") and not a.name.startswith("__")
                 ]
     assert bad == []
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_over_80_lines() -> None:
+    long = []
+    for m, path in _modules().items():
+        with open(path) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    long.append(f"{m}.{node.name}: {n} lines")
+    assert long == []
+
+
+def _code_literals() -> dict[str, set[str]]:
+    """DC0xx codes written as string literals, by module."""
+    out: dict[str, set[str]] = {}
+    for m, path in _modules().items():
+        with open(path) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if len(node.value) == 5 and node.value.startswith("DC0") and node.value[2:].isdigit():
+                    out.setdefault(m, set()).add(node.value)
+    return out
+
+
+def test_every_code_has_a_rule() -> None:
+    """Every DC0xx code a diagnostic may carry (the catalogue, and every
+    literal in the package) is reported by a rule of the engine, and every
+    rule's code is in the catalogue."""
+    from dyncall_rewrite import entry_rules, prologues, site_rules
+    from dyncall_rewrite.diagnostics import CODES
+
+    ruled = entry_rules.RULES.codes() | site_rules.RULES.codes() | prologues.RULES.codes()
+    literals = set().union(*_code_literals().values())
+    assert set(CODES) - ruled == set()
+    assert literals - ruled == set()
+    assert ruled - set(CODES) == set()
+
+
+def test_every_rule_has_both_forms() -> None:
+    """Site rules have a vectorised form (the columnar proof); key, table
+    and prologue rules are checked entry by entry only (entry_rules.py and
+    prologues.py say why)."""
+    from dyncall_rewrite import entry_rules, prologues, site_rules
+
+    assert all(r.entry is not None and r.columns is not None for r in site_rules.RULES.rules())
+    assert all(r.entry is not None for r in entry_rules.RULES.rules() + prologues.RULES.rules())
+
+
+def test_every_code_documented() -> None:
+    """docs/rewriter.md has a table row for every DC0xx code."""
+    from dyncall_rewrite.diagnostics import CODES
+
+    doc = os.path.join(os.environ.get("DYNCALL_SRC_ROOT", os.path.dirname(ROOT)), "docs", "rewriter.md")
+    with open(doc) as f:
+        text = f.read()
+    assert [c for c in CODES if f"| {c} | {CODES[c][0]} |" not in text] == []

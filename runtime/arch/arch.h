@@ -205,8 +205,11 @@ int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f);
 int arch_fentry_entry_state(const struct arch_fentry *f);
 
 /* The stores of one step: the entry on (branch to ool) or off (its NOPs);
- * the slot <- value; the out-of-line sequence (0 steps when it is already
- * there).  Each returns the number of steps written to s. */
+ * the slot <- value (at most ARCH_FENTRY_SLOT_STEPS stores, in order: an
+ * arch may branch directly to a value in reach and through the slot
+ * otherwise); the out-of-line sequence (0 steps when it is already there).
+ * Each returns the number of steps written to s. */
+#define ARCH_FENTRY_SLOT_STEPS 2
 int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
 			   struct arch_step *s);
 int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,

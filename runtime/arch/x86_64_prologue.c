@@ -14,30 +14,45 @@
  *
  * Patched (P = func, or func+4 after endbr64):
  *
- *   func-24:  <slot: 8 bytes>                    jump function or target
- *   P-11:     ff 25 <rel32 to slot>              jmp *slot(%rip)   (ool)
- *   P:        eb f3                              jmp P-11
+ *   func-24:  <slot: 8 bytes>                    a far value (see Q)
+ *   func-16:  ff 25 <rel32 to slot>              jmp *slot(%rip)   (A)
+ *   func-10:  90 90                              unchanged
+ *   func-8:   Q, one aligned quadword:
+ *             90 90 90 | e9 <rel32>              jmp value    (near)
+ *             90 90 90 | eb f3 90 90 90          jmp A        (far)
+ *   P:        eb f9 (P = func) | eb f5 (P = func+4)   jmp func-5
  *   P+2:      the rest of the entry NOPs, never reached from P
  *
- * Why `eb f3` and not a 5-byte jmp or call: GCC's five NOPs are five
- * instructions, and a thread preempted between two of them resumes at
- * P+1..P+4; only the first two bytes change, and a thread resuming at
- * P+1 decodes f3 90 (`pause`) and goes on into the NOPs and the body.  The
- * displacement -13 is the largest that fits both layouts (with endbr64
- * the 6-byte out-of-line jump must end at func = P-4) and decodes
- * harmlessly: -12 would be hlt (#GP in user mode).  P and P+1 sit in one aligned quadword (P & 7 is 0 or 4):
- * one atomic store turns the entry on or off.  jmp, not call: a redirect
- * target returns straight to the caller (no unbalanced return stack),
- * and a hook's jump function continues at resume by a jmp of its own.
+ * value is the jump function or the redirect target.  Near (within
+ * +-2 GiB of func, the usual case: jump functions live in stub regions
+ * beside the module), the path is two direct jumps, e.g. a redirected
+ * call is caller -> P -> func-5 -> target with no indirect branch; far,
+ * Q jumps to A, which jumps through the slot.
+ *
+ * Why `eb f9` / `eb f5`: GCC's five NOPs are five instructions, and a
+ * thread preempted between two of them resumes at P+1..P+4; only the
+ * first two bytes change, and a thread resuming at P+1 decodes the
+ * displacement as an instruction: f9 is `stc`, f5 is `cmc`, which change
+ * only the carry flag, and no flag is live at a function's entry (the
+ * SysV ABI keeps only DF, which they leave alone); then the NOPs and the
+ * body.  The displacement is what makes the jump land at func-5, the
+ * last five bytes of the aligned quadword Q before func.  P and P+1 sit
+ * in one aligned quadword (P & 7 is 0 or 4): one atomic store turns the
+ * entry on or off; Q is one aligned quadword: one atomic store changes
+ * its whole instruction, so a thread executing it sees the old or the new
+ * jump.  jmp, not call: a redirect target returns straight to the caller
+ * (no unbalanced return stack), and a hook's jump function continues at
+ * resume by a jmp of its own.
  *
  * Protocol (prologue.c drives it, a batch of functions at a time):
- *   1. ool written once, while the entry is off (nobody executes it);
- *      new jump functions written to fresh memory;
+ *   1. A written once, while nothing leads to it (Q never jumped to A
+ *      before); new jump functions written to fresh memory;
  *   2. one membarrier (SYNC_CORE) if 1. wrote anything;
- *   3. slot <- jump function or target (one aligned 8-byte store);
- *   4. entry <- eb f3 (on) or its original two bytes (off): one atomic
- *      store.  The slot is never cleared: a thread that passed P before
- *      4. reaches what the slot held, which stays valid.
+ *   3. far: slot <- value (one aligned 8-byte store), then Q <- jmp A;
+ *      near: Q <- jmp value (one aligned 8-byte store);
+ *   4. entry <- eb f9/f5 (on) or its original two bytes (off): one atomic
+ *      store.  Neither Q nor the slot is cleared: a thread that passed P
+ *      before 4. reaches what Q led to, which stays valid.
  */
 #include <string.h>
 
@@ -46,14 +61,16 @@
 
 #define PRE_ENTRY 24 /* -fpatchable-function-entry=,24 */
 #define ENTRY_NOPS 5 /* ... =29: 5 NOP bytes at entry */
-#define OOL_OFF 11 /* ool at P - 11 */
+#define A_OFF 16 /* A = jmp *slot(%rip) at func - 16 */
+#define Q_OFF 8 /* Q, the aligned quadword at func - 8 */
+#define Q_JMP 3 /* its jump at func - 5 */
 static const uint8_t ENDBR64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const uint8_t NOP5[5] = { 0x0f, 0x1f, 0x44, 0x00,
 				 0x08 }; /* nopl 8(%rax,%rax) */
 static const uint8_t NOP5_0[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 #define OP_NOP 0x90
 #define OP_JMP8 0xeb /* jmp rel8 */
-#define ENTRY_REL8 0xf3 /* -13: P+2-13 = P-11 */
+#define OP_JMP32 0xe9 /* jmp rel32 */
 #define OP_JMP_IND 0xff /* ff 25 rel32: jmp *rel32(%rip) */
 #define MODRM_JMP_RIP 0x25
 #define OP_CALL 0xe8 /* call rel32 */
@@ -85,7 +102,7 @@ int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
 				return DYNCALL_ERR_BYTES;
 	}
 	f->slot = rec;
-	f->ool = p - OOL_OFF;
+	f->ool = f->func - A_OFF;
 	f->site = p;
 	f->resume = p + ENTRY_NOPS;
 	f->site_len = 2;
@@ -93,11 +110,18 @@ int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
 	return DYNCALL_OK;
 }
 
+/* The entry's rel8: to func - 5 from P + 2 (-7 = stc, -11 = cmc). */
+static uint8_t entry_rel8(const struct arch_fentry *f)
+{
+	return (uint8_t)(int8_t)((intptr_t)(f->func - Q_OFF + Q_JMP) -
+				 (intptr_t)(f->site + 2));
+}
+
 int arch_fentry_entry_state(const struct arch_fentry *f)
 {
 	const uint8_t *b = (const uint8_t *)f->site;
 
-	if (b[0] == OP_JMP8 && b[1] == ENTRY_REL8)
+	if (b[0] == OP_JMP8 && b[1] == entry_rel8(f))
 		return 1;
 	if (!memcmp(b, f->orig, 2))
 		return 0;
@@ -112,23 +136,68 @@ int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
 	s->atomic = true;
 	if (on) {
 		s->bytes[0] = OP_JMP8;
-		s->bytes[1] = ENTRY_REL8;
+		s->bytes[1] = entry_rel8(f);
 	} else {
 		memcpy(s->bytes, f->orig, 2);
 	}
 	return 1;
 }
 
+static bool rel32_ok(uintptr_t from, uintptr_t to)
+{
+	intptr_t d = (intptr_t)(to - from);
+
+	return d == (int32_t)d;
+}
+
+/* Q's bytes for value: near, jmp value; far, jmp A. */
+static uint64_t q_bytes(const struct arch_fentry *f, uintptr_t value,
+			bool *near)
+{
+	uintptr_t q = f->func - Q_OFF, next = q + Q_JMP + 5;
+	uint8_t b[8] = { OP_NOP, OP_NOP, OP_NOP, OP_JMP8,
+			 0,	 OP_NOP, OP_NOP, OP_NOP };
+	uint64_t v;
+
+	*near = rel32_ok(next, value);
+	if (*near) {
+		int32_t rel = (int32_t)(value - next);
+
+		b[Q_JMP] = OP_JMP32;
+		memcpy(&b[Q_JMP + 1], &rel, 4);
+	} else {
+		b[Q_JMP + 1] = (uint8_t)(int8_t)((intptr_t)f->ool -
+						 (intptr_t)(q + Q_JMP + 2));
+	}
+	memcpy(&v, b, 8);
+	return v;
+}
+
+/* Up to 2 steps: far, the slot then Q; near, Q alone (the slot keeps
+ * whatever it held: nothing reads it while Q jumps directly). */
 int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,
 			  struct arch_step *s)
 {
-	if (*(const uintptr_t *)f->slot == value)
-		return 0;
-	s->addr = f->slot;
-	s->len = 8;
-	s->atomic = true;
-	memcpy(s->bytes, &value, 8);
-	return 1;
+	uintptr_t q = f->func - Q_OFF;
+	bool near;
+	uint64_t qv = q_bytes(f, value, &near);
+	int n = 0;
+
+	if (!near && *(const uintptr_t *)f->slot != value) {
+		s[n].addr = f->slot;
+		s[n].len = 8;
+		s[n].atomic = true;
+		memcpy(s[n].bytes, &value, 8);
+		n++;
+	}
+	if (*(const uint64_t *)q != qv) {
+		s[n].addr = q;
+		s[n].len = 8;
+		s[n].atomic = true;
+		memcpy(s[n].bytes, &qv, 8);
+		n++;
+	}
+	return n;
 }
 
 int arch_fentry_ool_steps(const struct arch_fentry *f, struct arch_step *s,
@@ -159,13 +228,6 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
 	*p++ = rex;
 	*p++ = op;
 	return put(p, &v, 8);
-}
-
-static bool rel32_ok(uintptr_t from, uintptr_t to)
-{
-	intptr_t d = (intptr_t)(to - from);
-
-	return d == (int32_t)d;
 }
 
 /*

@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Build SQLite (speedtest1 + sqlite3.c) and Expat (libexpat, xmlwf,
-# tests/benchmark, runtests) in one variant with one compiler:
+# Build SQLite (speedtest1 + sqlite3.c), Expat (libexpat, xmlwf,
+# tests/benchmark, runtests) and, when named, TinyXML-2 (C++: its xmltest
+# and bench/tinyxml2_bench.cpp) in one variant with one compiler:
 #
-#   scripts/realworld/build.sh VARIANT COMPILER [sqlite|expat]...
+#   scripts/realworld/build.sh VARIANT COMPILER [sqlite|expat|tinyxml2]...
+#
+# (no program named: sqlite and expat). TinyXML-2 has no annotated copy: it
+# is built in every variant but dyncall and pgo-dyncall (whole-program mode
+# is its dyncall build).
 #
 # VARIANT   plain        -O2
 #           plain-nojt   -O2 -fno-jump-tables
 #           retpoline    -O2 + retpolines (clang: -mretpoline; gcc: -mindirect-branch=thunk)
 #           dyncall      retpoline + build/bin/dyncall-cc + the annotated copy (annotate.py)
 #           pgo          clang only: retpoline + -fprofile-use (profile of the pgo-gen build)
-#           pgo-dyncall  clang only: dyncall + the same profile
+#           pgo-dyncall  clang only: dyncall + the profile of the pgo-gen-dyncall build
 #           wp           retpoline + dyncall-cc --dyncall-whole-program, UNMODIFIED sources
 #           pgo-wp       clang only: wp + the profile of pgo
-#           pgo-gen      clang only: the instrumented build (-fprofile-generate) pgo uses
+#           pgo-gen      clang only: the instrumented build (-fprofile-generate) pgo and pgo-wp use
+#           pgo-gen-dyncall  clang only: the instrumented dyncall build (annotated
+#                        copy through dyncall-cc) pgo-dyncall uses: the plugin's store
+#                        phase changes the CFG of functions that store to keys before
+#                        IR PGO instruments them, so a profile of the plain build
+#                        does not match them (docs/realworld.md, "Build")
 # COMPILER  clang-19 | gcc-12
 #
 # Output: build/realworld/<compiler>/<variant>/{sqlite/speedtest1, expat/xmlwf/xmlwf,
-# expat/tests/runtests, expat/benchmark}. Incremental: a program is rebuilt only
+# expat/tests/runtests, expat/benchmark, tinyxml2/xmltest, tinyxml2/tinyxml2_bench}. Incremental: a program is rebuilt only
 # when its inputs (sources, flags, the plugins for dyncall variants) changed.
 # Fetches the sources first (fetch.sh); exit 3 when they cannot be fetched.
 # Environment: BUILD_DIR (default build).
@@ -29,7 +39,7 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 export BUILD_DIR=$build
 rw=$build/realworld
 
-usage() { echo "usage: $0 VARIANT COMPILER [sqlite|expat]..." >&2; exit 2; }
+usage() { echo "usage: $0 VARIANT COMPILER [sqlite|expat|tinyxml2]..." >&2; exit 2; }
 [ $# -ge 2 ] || usage
 variant=$1 compiler=$2; shift 2
 programs=("$@"); [ ${#programs[@]} -gt 0 ] || programs=(sqlite expat)
@@ -43,7 +53,7 @@ esac
 command -v "$compiler" >/dev/null || { echo "realworld: $compiler not found" >&2; exit 2; }
 case $variant in
   plain|plain-nojt|retpoline|dyncall|wp) ;;
-  pgo|pgo-dyncall|pgo-wp|pgo-gen)
+  pgo|pgo-dyncall|pgo-wp|pgo-gen|pgo-gen-dyncall)
     [ $kind = clang ] || { echo "realworld: variant $variant is Clang-only (IR PGO)" >&2; exit 2; } ;;
   *) usage ;;
 esac
@@ -51,6 +61,7 @@ esac
 "$here/fetch.sh" || exit $?
 src_sqlite=$rw/src/sqlite3
 src_expat=$rw/src/expat/expat
+src_tinyxml2=$rw/src/tinyxml2
 out=$rw/$compiler/$variant
 mkdir -p "$out"
 
@@ -69,7 +80,7 @@ fi
 # dyncall=1: built through dyncall-cc; annotated=1: from the annotated copy
 # (the whole-program variants wp and pgo-wp compile the unmodified sources).
 dyncall=0 annotated=0
-case $variant in dyncall|pgo-dyncall) dyncall=1 annotated=1 ;; wp|pgo-wp) dyncall=1 ;; esac
+case $variant in dyncall|pgo-dyncall|pgo-gen-dyncall) dyncall=1 annotated=1 ;; wp|pgo-wp) dyncall=1 ;; esac
 if [ $annotated = 1 ]; then
   "$here/annotate.py" --build "$build" --compiler "$compiler"
   sqlite_dir=$rw/annotated/$compiler/sqlite3 expat_dir=$rw/annotated/$compiler/expat
@@ -85,7 +96,7 @@ fi
 # builds of one compiler must not run concurrently).
 pgo_path() {  # pgo_path PROGRAM DIR: print the path to compile DIR through
   case $variant in
-    pgo|pgo-dyncall|pgo-wp|pgo-gen)
+    pgo|pgo-dyncall|pgo-wp|pgo-gen|pgo-gen-dyncall)
       local link=$rw/pgo-src/$compiler/$1
       mkdir -p "$(dirname "$link")"
       ln -sfn "$2" "$link"
@@ -100,7 +111,7 @@ case $variant in
   plain) ;;
   plain-nojt) flags+=(-fno-jump-tables) ;;
   retpoline|dyncall) flags+=("${retpoline[@]}") ;;
-  pgo-gen) flags+=("${retpoline[@]}" "-fprofile-generate=$out/profiles") ;;
+  pgo-gen|pgo-gen-dyncall) flags+=("${retpoline[@]}" "-fprofile-generate=$out/profiles") ;;
   pgo|pgo-dyncall) flags+=("${retpoline[@]}") ;;  # + -fprofile-use per program
   wp) flags+=(--dyncall-whole-program "${retpoline[@]}") ;;
   pgo-wp) flags+=(--dyncall-whole-program "${retpoline[@]}") ;;  # + -fprofile-use
@@ -138,28 +149,36 @@ logged() {  # logged LOG CMD...: run CMD, its output appended to LOG; on failure
   "$@" >> "$log" 2>&1 || { echo "realworld: failed: $*" >&2; tail -30 "$log" >&2; exit 1; }
 }
 
-profile() {  # profile PROGRAM: the merged profile of the pgo-gen build (made if needed)
-  local prog=$1 gen=$rw/$compiler/pgo-gen
+profile() {  # profile PROGRAM: the merged profile of the instrumented build (made if needed):
+  # pgo-gen-dyncall's for pgo-dyncall, pgo-gen's for pgo and pgo-wp
+  local prog=$1 gv=pgo-gen
+  [ "$variant" = pgo-dyncall ] && gv=pgo-gen-dyncall
+  local gen=$rw/$compiler/$gv
   local pd=$gen/$prog.profdata
+  # always brought up to date (incremental), so a plugin change reaches the profile
+  BUILD_DIR=$build "$here/build.sh" "$gv" "$compiler" "$prog" >&2
   if [ ! -f "$pd" ] || [ "$gen/.built-$prog" -nt "$pd" ] || [ "$here/train.sh" -nt "$pd" ]; then
-    BUILD_DIR=$build "$here/build.sh" pgo-gen "$compiler" "$prog" >&2
-    "$here/train.sh" "$compiler" "$prog" >&2
+    "$here/train.sh" "$compiler" "$prog" "$gv" >&2
   fi
   echo "$pd"
 }
 
 build_sqlite() {
-  local o=$out/sqlite extra=()
+  local o=$out/sqlite extra=() filter=()
   mkdir -p "$o"
   if [ "$variant" = pgo ] || [ "$variant" = pgo-dyncall ] || [ "$variant" = pgo-wp ]; then
     local pd; pd=$(profile sqlite) || exit 1
     extra=("-fprofile-use=$pd" -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled)
   fi
-  write_wrapper "$o/cc" "$compiler" "${extra[@]}"
+  # The annotated build: the hot calls through locals and parameters (not
+  # annotatable) become whole-program sites, selected by sqlite-locals.filter.
+  [ $annotated = 1 ] && filter=("--dyncall-whole-program=$here/sqlite-locals.filter")
+  write_wrapper "$o/cc" "$compiler" "${filter[@]}" "${extra[@]}"
   # speedtest1.c of the same release, from the tree (not in the amalgamation).
   local st=$src_sqlite/test/speedtest1.c
   [ $annotated = 1 ] && st=$sqlite_dir/speedtest1.c
-  if stale "$o/.built" "$o/cc" "$sqlite_dir/sqlite3.c" "$st" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
+  if stale "$o/.built" "$o/cc" "$sqlite_dir/sqlite3.c" "$st" ${extra[0]:+"${extra[0]#-fprofile-use=}"} \
+      ${filter[0]:+"$here/sqlite-locals.filter"}; then
     say "sqlite: compiling sqlite3.c and speedtest1"
     local sd; sd=$(pgo_path sqlite "$sqlite_dir")
     local def=(-DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_MATH_FUNCTIONS -I"$sd")
@@ -169,7 +188,7 @@ build_sqlite() {
     logged "$o/build.log" "$o/cc" "$o/speedtest1.o" "$o/sqlite3.o" -o "$o/speedtest1" -lpthread -ldl -lm
     touch "$o/.built"
   fi
-  [ "$variant" = pgo-gen ] && touch "$out/.built-sqlite"
+  case $variant in pgo-gen|pgo-gen-dyncall) touch "$out/.built-sqlite" ;; esac
   return 0
 }
 
@@ -201,7 +220,36 @@ build_expat() {
     ln -sf cmake/tests/runtests "$o/runtests"
     touch "$o/.built"
   fi
-  [ "$variant" = pgo-gen ] && touch "$out/.built-expat"
+  case $variant in pgo-gen|pgo-gen-dyncall) touch "$out/.built-expat" ;; esac
+  return 0
+}
+
+build_tinyxml2() {
+  local o=$out/tinyxml2 extra=()
+  if [ $annotated = 1 ]; then
+    say "tinyxml2: no annotated copy (variant $variant); its dyncall build is wp"
+    return 0
+  fi
+  mkdir -p "$o"
+  if [ "$variant" = pgo ] || [ "$variant" = pgo-wp ]; then
+    local pd; pd=$(profile tinyxml2) || exit 1
+    extra=("-fprofile-use=$pd" -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled)
+  fi
+  write_wrapper "$o/cxx" "$cxx" "${extra[@]}"
+  local drv=$root/bench/tinyxml2_bench.cpp
+  if stale "$o/.built" "$o/cxx" "$src_tinyxml2/tinyxml2.cpp" "$src_tinyxml2/tinyxml2.h" \
+      "$src_tinyxml2/xmltest.cpp" "$drv" ${extra[0]:+"${extra[0]#-fprofile-use=}"}; then
+    say "tinyxml2: compiling tinyxml2.cpp, xmltest and tinyxml2_bench"
+    local td; td=$(pgo_path tinyxml2 "$src_tinyxml2")
+    rm -f "$o/build.log"
+    logged "$o/build.log" "$o/cxx" -I"$td" -c "$td/tinyxml2.cpp" -o "$o/tinyxml2.o"
+    logged "$o/build.log" "$o/cxx" -I"$td" -c "$td/xmltest.cpp" -o "$o/xmltest.o"
+    logged "$o/build.log" "$o/cxx" "$o/xmltest.o" "$o/tinyxml2.o" -o "$o/xmltest"
+    logged "$o/build.log" "$o/cxx" -I"$td" -c "$drv" -o "$o/tinyxml2_bench.o"
+    logged "$o/build.log" "$o/cxx" "$o/tinyxml2_bench.o" "$o/tinyxml2.o" -o "$o/tinyxml2_bench"
+    touch "$o/.built"
+  fi
+  case $variant in pgo-gen|pgo-gen-dyncall) touch "$out/.built-tinyxml2" ;; esac
   return 0
 }
 
@@ -218,6 +266,7 @@ for p in "${programs[@]}"; do
   case $p in
     sqlite) build_sqlite ;;
     expat) build_expat ;;
+    tinyxml2) build_tinyxml2 ;;
     *) usage ;;
   esac
 done

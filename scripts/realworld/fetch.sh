@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Fetch the unmodified sources of SQLite and Expat through Debian's source
+# Fetch the unmodified sources of SQLite, Expat and TinyXML-2 through Debian's source
 # packages, with a PRIVATE apt configuration (never touches /etc/apt):
 #
 #   build/realworld/apt/     sources.list (deb-src twin of the main archive
 #                            entry of /etc/apt/sources.list.d/*.sources or
 #                            /etc/apt/sources.list), lists/, cache/
 #   build/realworld/src/     the downloaded .dsc/.orig/.debian files and the
-#                            unpacked ORIG tarballs: src/sqlite3/, src/expat/
+#                            unpacked ORIG tarballs: src/sqlite3/, src/expat/, src/tinyxml2/
 #
-# Cached: when both trees are unpacked it does nothing. When the archive
+# Cached: when all trees are unpacked it does nothing. When the archive
 # cannot be reached it prints one line `realworld: ... (skipped)` and exits 3
 # (the lit tests then report UNSUPPORTED); any other failure exits 1.
 #
@@ -21,7 +21,7 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 rw=$build/realworld
 apt=$rw/apt
 src=$rw/src
-packages=(sqlite3 expat)
+packages=(sqlite3 expat tinyxml2)
 
 skip() { echo "realworld: $* (skipped)"; exit 3; }
 die() { echo "realworld: $*" >&2; exit 1; }

@@ -2,22 +2,29 @@
 """Write a deterministic XML document of about SIZE_MB megabytes for the Expat
 workloads of the real-world builds (tests/benchmark, xmlwf -d).
 
-    genxml.py OUT [SIZE_MB]     (default 4)
+    genxml.py [--no-pi] OUT [SIZE_MB]     (default 4)
 
 The document mixes what a parser meets in practice: nested elements with
 attributes, namespaces, character data with character and entity references,
 comments, CDATA sections and processing instructions. Same bytes on every run
 (a fixed linear congruential generator, no random module state).
+--no-pi leaves out the processing instructions inside the document (the same
+document otherwise): TinyXML-2 9 reads any `<?...?>` as an XML declaration and
+accepts one only at the start (XML_ERROR_PARSING_DECLARATION).
 """
 
 import sys
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: genxml.py OUT [SIZE_MB]")
-    out = sys.argv[1]
-    size = int(float(sys.argv[2] if len(sys.argv) == 3 else 4) * 1024 * 1024)
+    args = sys.argv[1:]
+    no_pi = bool(args) and args[0] == "--no-pi"
+    if no_pi:
+        args = args[1:]
+    if len(args) not in (1, 2):
+        sys.exit("usage: genxml.py [--no-pi] OUT [SIZE_MB]")
+    out = args[0]
+    size = int(float(args[1] if len(args) == 2 else 4) * 1024 * 1024)
     seed = 12345
 
     def rnd(n):
@@ -74,7 +81,7 @@ def main():
             rec.append(f"    <!-- comment {i}: {w[11]} -->\n")
         if i % 11 == 0:
             rec.append(f"    <raw><![CDATA[{w[5]} < {w[6]} && {w[7]} > {w[8]}]]></raw>\n")
-        if i % 13 == 0:
+        if i % 13 == 0 and not no_pi:
             rec.append(f'    <?proc {w[9]}="{i}"?>\n')
         tags = "".join(f'<x:tag v="{t}"/>' for t in w[:4])
         rec.append(f"    <x:tags>{tags}</x:tags>\n")

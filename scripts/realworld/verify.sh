@@ -12,7 +12,11 @@
 # hash equal to the plain build's; Expat runtests pass; xmlwf -d output of a
 # generated 4 MB document equal to the plain build's; dyncall-rewrite check
 # clean (0 errors); the runtime's exit report (dyncall_report.c) says
-# status=0 with modules registered (refused writes are printed, not checked). Ends with `realworld: N passed, N failed`.
+# status=0 with modules registered (refused writes are printed, not checked).
+# TinyXML-2 (C++), in wp (and Clang pgo-wp): its xmltest passes and writes the
+# same files as the plain build's; tinyxml2_bench on a generated 4 MB document
+# (no PIs) prints the same line; dyncall-rewrite check clean on both.
+# Ends with `realworld: N passed, N failed`.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -27,6 +31,12 @@ ok() { echo "PASS: $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 "$here/genxml.py" "$work/doc.xml" 4
+"$here/genxml.py" --no-pi "$work/doc-nopi.xml" 4
+tx_run() {  # tx_run DIR OUT ENV...: xmltest of DIR in a fresh copy of resources/ under OUT
+  local d=$1 o=$2; shift 2
+  rm -rf "$o"; mkdir -p "$o"; cp -r "$rw/src/tinyxml2/resources" "$o/"; mkdir -p "$o/resources/out"
+  (cd "$o" && env "$@" "$d/tinyxml2/xmltest" > "$o/xmltest.out" 2> "$o/xmltest.err")
+}
 
 for c in "${compilers[@]}"; do
   variants=(plain dyncall wp); checked=(dyncall wp)
@@ -36,10 +46,15 @@ for c in "${compilers[@]}"; do
     st=$?
     if [ $st = 3 ]; then tail -1 "$work/build.log"; echo "realworld: 0 passed, 0 failed"; exit 0; fi
     [ $st = 0 ] || { tail -20 "$work/build.log"; bad "$c/$v: build"; continue 2; }
+    case $v in dyncall|pgo-dyncall) continue ;; esac
+    "$here/build.sh" "$v" "$c" tinyxml2 > "$work/build.log" 2>&1 \
+      || { tail -20 "$work/build.log"; bad "$c/$v: tinyxml2 build"; continue 2; }
   done
   p=$rw/$c/plain
   (cd "$work" && "$p/sqlite/speedtest1" --verify --size "$size" 2>&1 | grep '^Verification Hash' > "$work/hash-plain")
   rm -rf "$work/out-plain"; mkdir -p "$work/out-plain"; "$p/expat/xmlwf" -d "$work/out-plain" "$work/doc.xml"
+  tx_run "$p" "$work/tx-plain"
+  "$p/tinyxml2/tinyxml2_bench" "$work/doc-nopi.xml" 2 > "$work/txb-plain"
   for v in "${checked[@]}"; do
     d=$rw/$c/$v
     for mode in normal check; do
@@ -59,6 +74,27 @@ for c in "${compilers[@]}"; do
       if cmp -s "$work/out/doc.xml" "$work/out-plain/doc.xml"; then ok "$t: xmlwf -d output"
       else bad "$t: xmlwf -d output differs from plain"; fi
     done
+    case $v in
+      wp|pgo-wp)
+        for mode in normal check; do
+          envs=(LD_PRELOAD="$rw/dyncall-report.so"); [ $mode = check ] && envs+=(DYNCALL_CHECK=1)
+          t="$c/$v ($mode)"
+          tx_run "$d" "$work/tx" "${envs[@]}"
+          if tail -n 1 "$work/tx/xmltest.out" | grep -q "^Pass [1-9][0-9]*, Fail 0$" \
+             && diff -r -q "$work/tx/resources/out" "$work/tx-plain/resources/out" > /dev/null; then
+            ok "$t: tinyxml2 xmltest ($(tail -n 1 "$work/tx/xmltest.out"), same files)"
+          else bad "$t: tinyxml2 xmltest: $(tail -n 1 "$work/tx/xmltest.out")"; fi
+          if env "${envs[@]}" "$d/tinyxml2/tinyxml2_bench" "$work/doc-nopi.xml" 2 2> "$work/txb.err" \
+             | cmp -s - "$work/txb-plain"; then ok "$t: tinyxml2_bench output"
+          else bad "$t: tinyxml2_bench output differs from plain"; fi
+          if grep -q "^dyncall-report: status=0 (ok) modules=[1-9]" "$work/txb.err"; then ok "$t: tinyxml2 runtime report"
+          else bad "$t: tinyxml2 runtime report: $(grep dyncall-report "$work/txb.err")"; fi
+        done
+        for b in tinyxml2/xmltest tinyxml2/tinyxml2_bench; do
+          if "$build/bin/dyncall-rewrite" check "$d/$b" 2>&1 | grep -q ': 0 errors'; then ok "$c/$v: dyncall-rewrite check $b"
+          else bad "$c/$v: dyncall-rewrite check $b"; fi
+        done ;;
+    esac
     for b in sqlite/speedtest1 expat/xmlwf expat/benchmark; do
       if "$build/bin/dyncall-rewrite" check "$d/$b" 2>&1 | grep -q ': 0 errors'; then ok "$c/$v: dyncall-rewrite check $b"
       else bad "$c/$v: dyncall-rewrite check $b"; fi

@@ -1,14 +1,14 @@
-// Checks hooks and redirects on patchable prologues (x86-64: GCC and Clang, with and without endbr64; aarch64 under qemu: GCC and Clang, with and without BTI, the BTI builds in a BTI-enforcing process; ppc64le under qemu: GCC with the plugin's entry NOP): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (x86-64: f3 90 = pause); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
+// Checks hooks and redirects on patchable prologues (x86-64: GCC and Clang, with and without endbr64; aarch64 under qemu: GCC and Clang, with and without BTI, the BTI builds in a BTI-enforcing process; ppc64le under qemu: GCC with the plugin's entry NOP): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (x86-64: f9 = stc); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
 // REQUIRES: x86_64, dyncall-runtime
 // (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
-// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,MIDNOP
+// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,X86,MIDNOP
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
-// RUN: %t.gcc-cet | FileCheck %s
+// RUN: %t.gcc-cet | FileCheck %s --check-prefixes=CHECK,X86
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.clang | FileCheck %s
+// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,X86
 // RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 %s -o %t.clang-cet
-// RUN: %t.clang-cet | FileCheck %s
+// RUN: %t.clang-cet | FileCheck %s --check-prefixes=CHECK,X86
 // aarch64: the BTI builds link with lld and the BTI-marked start files of
 // test/arch/Inputs/bti_start.S (Debian's have no landing pads) so that the
 // process is BTI-enforcing (qemu's default CPU has BTI).
@@ -27,8 +27,10 @@
 // ppc64le: GCC with the dyncall plugin's entry NOP (Clang: not supported there)
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.ppc-gcc %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc-gcc | FileCheck %s %}
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <dyncall.h>
 
@@ -123,14 +125,51 @@ int main(void)
 	// CHECK-NEXT: redirect other: 0 -> 9
 	s = dyncall_fn_redirect(other, ident);
 	printf("redirect other: %d -> %ld\n", s, o(9));
+#if defined(__x86_64__)
+	/* x86-64, a target in reach: the entry jumps to other-5, a direct jmp
+	 * to it (the last five bytes of the aligned quadword Q before the
+	 * function) */
+	const volatile unsigned char *q =
+		(const volatile unsigned char *)other - 5;
+	int rel;
+	memcpy(&rel, (const void *)(q + 1), 4);
+	// X86-NEXT: near: e9 to ident
+	printf("near: %02x %s\n", q[0],
+	       (const unsigned char *)q + 5 + rel == (const unsigned char *)ident ? "to ident" :
+							      "elsewhere");
+	/* a target out of rel32 reach (code mapped > 4 GiB away): the
+	 * quadword jumps to the indirect jmp through the slot instead */
+	static const unsigned char add2[] = {
+		0xf3, 0x0f, 0x1e, 0xfa, /* endbr64 */
+		0x48, 0x8d, 0x47, 0x02, /* lea 2(%rdi), %rax */
+		0xc3                    /* ret */
+	};
+	unsigned char *far = MAP_FAILED;
+	for (long gib = 8; gib < 64 && far == MAP_FAILED; gib += 8)
+		far = mmap((char *)((uintptr_t)other & ~4095UL) + (gib << 30),
+			   4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			   -1, 0);
+	if (far != MAP_FAILED) {
+		memcpy(far, add2, sizeof(add2));
+		mprotect(far, 4096, PROT_READ | PROT_EXEC);
+	}
+	s = far == MAP_FAILED ? -1 : dyncall_fn_redirect(other, far);
+	// X86-NEXT: far: 0 -> 11 via eb: yes
+	printf("far: %d -> %ld via %02x: %s\n", s, o(9), q[0],
+	       far - (unsigned char *)other > (4L << 30) ? "yes" : "no");
+	s = dyncall_fn_redirect(other, ident);
+	// X86-NEXT: near again: 0 -> 9 e9
+	printf("near again: %d -> %ld %02x\n", s, o(9), q[0]);
+#endif
 	/* GCC's five one-byte NOPs: a thread preempted after the first one
-	 * resumes at P+1 once the entry is `eb f3`: it must decode `f3 90`
-	 * (pause), then NOPs, then the body.  Simulated by calling P+1. */
+	 * resumes at P+1 once the entry is `eb f9`: it must decode `f9`
+	 * (stc), then NOPs, then the body.  Simulated by calling P+1. */
 	const volatile unsigned char *e = (const volatile unsigned char *)parse;
 	if (e[0] == 0x90 && e[1] == 0x90 && e[4] == 0x90) {
 		s = dyncall_fn_hook(parse, spy, &count);
 		long (*mid)(long, long) = (long (*)(long, long))((const char *)parse + 1);
-		// MIDNOP-NEXT: mid-nop resume: 0 eb f3 -> 34 count 4
+		// MIDNOP-NEXT: mid-nop resume: 0 eb f9 -> 34 count 4
 		v = mid(3, 4);
 		printf("mid-nop resume: %d %02x %02x -> %ld count %ld\n", s, e[0],
 		       e[1], v, count);

@@ -1,8 +1,9 @@
 // Checks refused function-entry patches: a prologue of another layout (x86-64: patchable_function_entry(5,0); aarch64: (4,0), whose four entry NOPs look like the layout's two pre-entry and two entry NOPs; ppc64le: GCC's own (2,0), whose NOPs precede the TOC setup and the local entry), an entry whose bytes are not NOPs, no membarrier, DYNCALL_DISABLE=1, mprotect refused as the only writer (and, natively, with the memfd alias, which still writes): each returns its status and the function keeps running its original code.
 // REQUIRES: x86_64, dyncall-runtime
 // (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
-// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
-// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.gcc
+// RUN: %dyncall_cc %clang --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.clang
+// (--dyncall-no-rewrite: bad_entry has no NOP at its entry, which dyncall-rewrite check refuses, DC063: prologues-x86_64.test)
 // RUN: %cc -O2 %S/../runtime/Inputs/deny-membarrier.c -o %t.deny-mb
 // RUN: %cc -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.deny-mp.so
 // RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,OK
@@ -15,15 +16,15 @@
 // aarch64 under qemu (mprotect is its only writer, %qemu_aarch64): the
 // membarrier denied to qemu itself (a seccomp filter inherited across
 // execve), the mprotect interposer preloaded into the guest.
-// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.a64-gcc %}
-// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 %s -o %t.a64-clang %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.a64-gcc %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.a64-clang %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %clang --target=aarch64-linux-gnu -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.a64-deny-mp.so %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 %t.a64-gcc | FileCheck %s --check-prefixes=CHECK,OK %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64-clang | FileCheck %s --check-prefixes=CHECK,OK %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %t.deny-mb /usr/bin/%qemu_aarch64 %t.a64-clang | FileCheck %s --check-prefixes=CHECK,NOMB %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 -E DYNCALL_DISABLE=1 %t.a64-clang | FileCheck %s --check-prefixes=CHECK,DISABLED %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 -E LD_PRELOAD=%t.a64-deny-mp.so %t.a64-clang | FileCheck %s --check-prefixes=CHECK,NOMP %}
-// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.ppc %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.ppc %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ powerpc64le-linux-gnu-gcc-12 -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.ppc-deny-mp.so %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,OK %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %t.deny-mb /usr/bin/%qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,NOMB %}

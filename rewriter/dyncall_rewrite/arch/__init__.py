@@ -21,6 +21,7 @@ from dyncall_rewrite.errors import UnknownMachineError
 if TYPE_CHECKING:
     from dyncall_rewrite.elf import Image
 
+PROLOGUE_SCAN = 256  # bytes of NOPs and landing pad a record's run may have
 EM_X86_64 = 62
 EM_AARCH64 = 183
 EM_PPC64 = 21
@@ -249,7 +250,7 @@ class ColumnHooks(ABC):
 
 
 class Backend(ABC):
-    """The per-arch contract (x86_64.py is the reference implementation)."""
+    """The per-arch contract (x86_64/backend.py is the reference implementation)."""
 
     name: str
     site_size: int  # length of the patchable call/jmp instruction
@@ -351,6 +352,30 @@ class Backend(ABC):
     @abstractmethod
     def describe(self, addr: int, n: int = 16) -> str:
         """Disassembly of the instruction at addr, for messages."""
+
+    # -- patchable prologues (__patchable_function_entries) ----------------
+    # The alignment a patchable-entry record needs (an instruction start).
+    prologue_align: int = 1
+
+    @abstractmethod
+    def prologue_run(self, addr: int) -> list[tuple[int, int, str]]:
+        """The instructions from ``addr`` while they are NOPs or a landing
+        pad (x86-64 endbr64, aarch64 bti c/jc): (address, size, "nop" or the
+        pad's name), at most PROLOGUE_SCAN bytes."""
+
+    # The alignment of a record of the runtime's layout (its pointer slot).
+    prologue_slot_align: int = 8
+
+    def prologue_hookable(self, rec: int, f: int, body: int) -> bool:
+        """Does the runtime's probe accept the prologue whose record is
+        ``rec``, function ``f``, entry NOPs from ``body`` on (runtime/arch:
+        arch_fentry_probe)?  Only x86-64 has function-entry patching so far."""
+        return False
+
+    def local_entry(self, f: int) -> int | None:
+        """Where a direct call enters the function that starts at ``f``
+        when that is not ``f`` (ppc64le: after the TOC set-up), else None."""
+        return None
 
 
 def backend_for(image: Image) -> Backend:

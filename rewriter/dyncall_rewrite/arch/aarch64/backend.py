@@ -26,7 +26,7 @@ from __future__ import annotations
 import capstone
 
 from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
-from dyncall_rewrite.arch.aarch64_enc import (
+from dyncall_rewrite.arch.aarch64.enc import (
     IMM26,
     INSN_B,
     INSN_BCOND,
@@ -40,11 +40,12 @@ from dyncall_rewrite.arch.aarch64_enc import (
     MASK_BCOND,
     MASK_CBZ,
     MASK_TBZ,
+    PROLOGUE_PADS,
     REACH,
     SLOW,
     TRAMP_SIZE,
 )
-from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
+from dyncall_rewrite.arch.fixed32.backend import WORD, FixedWidthBackend, sext
 from dyncall_rewrite.elf import PF_X, Image
 
 _CS_ARCH = getattr(capstone, "CS_ARCH_ARM64", None) or capstone.CS_ARCH_AARCH64
@@ -60,6 +61,7 @@ class AArch64(FixedWidthBackend):
     far_target_is_error = False
     op_names = {"call": "bl", "jmp": "b"}  # noqa: RUF012
     nop = INSN_NOP
+    prologue_pads = PROLOGUE_PADS
     # b/bl (0x14-0x17, 0x94-0x97), b.cond (0x54), cbz/cbnz and tbz/tbnz
     # (0x34-0x37, 0xb4-0xb7): the direct branches that can reach a trampoline.
     branch_top_bytes = b"\x14-\x17\x94-\x97\x54\x34-\x37\xb4-\xb7"
@@ -70,7 +72,7 @@ class AArch64(FixedWidthBackend):
         super().__init__(image)
 
     def column_hooks(self) -> ColumnHooks:
-        from dyncall_rewrite.arch.aarch64_columns import AArch64Columns
+        from dyncall_rewrite.arch.aarch64.columns import AArch64Columns
 
         return AArch64Columns(self)
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 import capstone
 
 from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
-from dyncall_rewrite.arch.fixed32 import WORD, FixedWidthBackend, sext
-from dyncall_rewrite.arch.ppc64le_enc import (
+from dyncall_rewrite.arch.fixed32.backend import WORD, FixedWidthBackend, sext
+from dyncall_rewrite.arch.ppc64le.enc import (
     INSN_ADDI_R2_R2,
     INSN_ADDIS_R2_R12,
     INSN_B,
@@ -58,6 +58,7 @@ from dyncall_rewrite.arch.ppc64le_enc import (
     MASK_HI16,
     OPCD_BC,
     OPCD_PREFIX,
+    PROLOGUE_PADS,
     REACH,
     SLOW,
     TRAMP_SIZE,
@@ -76,6 +77,7 @@ class PPC64LE(FixedWidthBackend):
     far_target_is_error = False
     op_names = {"call": "bl <TOC-save stub>; ld r2, 24(r1)", "jmp": "b"}  # noqa: RUF012
     nop = INSN_NOP
+    prologue_pads = PROLOGUE_PADS
     # b/bl (opcode 18: 0x48-0x4b) and bc (opcode 16: 0x40-0x43).
     branch_top_bytes = b"\x48-\x4b\x40-\x43"
     _cs_arch = capstone.CS_ARCH_PPC
@@ -85,7 +87,7 @@ class PPC64LE(FixedWidthBackend):
         super().__init__(image)
 
     def column_hooks(self) -> ColumnHooks:
-        from dyncall_rewrite.arch.ppc64le_columns import PPC64LEColumns
+        from dyncall_rewrite.arch.ppc64le.columns import PPC64LEColumns
 
         return PPC64LEColumns(self)
 
@@ -98,6 +100,9 @@ class PPC64LE(FixedWidthBackend):
         addi r2,r2,..` (local entry at f+8)?"""
         w = self.words(f, 2) if f % WORD == 0 else None
         return w is not None and w[0] & MASK_HI16 == INSN_ADDIS_R2_R12 and w[1] & MASK_HI16 == INSN_ADDI_R2_R2
+
+    def local_entry(self, f: int) -> int | None:
+        return f + LOCAL_ENTRY if self.has_toc_prologue(f) else None
 
     def is_suffix(self, addr: int) -> bool:
         """Is the word at addr the suffix of a prefixed instruction?  (A

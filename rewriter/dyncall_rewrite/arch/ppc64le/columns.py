@@ -1,4 +1,4 @@
-"""ppc64le column hooks: the rules of ppc64le.py over numpy columns
+"""ppc64le column hooks: the rules of ppc64le/backend.py over numpy columns
 (trampoline_fast with DC017/DC053, decode_site through the TOC-save stub,
 the TOC rule DC025 of site_alignment_problem, encode_branch to a local
 entry, find_branches_to with its stubs).  Sites are never patched
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from dyncall_rewrite.arch import TrampColumns
-from dyncall_rewrite.arch.fixed32 import WORD
-from dyncall_rewrite.arch.fixed32_columns import (
+from dyncall_rewrite.arch.fixed32.backend import WORD
+from dyncall_rewrite.arch.fixed32.columns import (
     OP_CALL,
     OP_JMP,
     OP_NONE,
@@ -20,7 +20,7 @@ from dyncall_rewrite.arch.fixed32_columns import (
     fits_branch,
     sext,
 )
-from dyncall_rewrite.arch.ppc64le_enc import (
+from dyncall_rewrite.arch.ppc64le.enc import (
     INSN_ADDI_R2_R2,
     INSN_ADDIS_R2_R12,
     INSN_B,

@@ -1,4 +1,4 @@
-"""Column hooks shared by aarch64 and ppc64le: the rules of fixed32.py over
+"""Column hooks shared by aarch64 and ppc64le: the rules of fixed32/backend.py over
 whole numpy columns (see columns.py for the contract).
 
 Instructions are 4-byte little-endian words, so nothing is decoded: an
@@ -7,8 +7,8 @@ instruction boundary is a 4-aligned address of file-backed executable code
 with vector gathers, and branches are found by the top byte of every word
 of the code (FixedWidthBackend.branch_words, with the backend's own
 top-byte class).  The per-arch rules (templates, decode_site,
-site_alignment_problem, encode_branch) are in aarch64_columns.py and
-ppc64le_columns.py.
+site_alignment_problem, encode_branch) are in aarch64/columns.py and
+ppc64le/columns.py.
 
 Reads go through ``Image.file_offsets``, which equals the object path's
 ``Image.segment``-based reads only when the PT_LOAD segments are disjoint
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dyncall_rewrite.arch import INSN_RECORD, CodeFacts, ColumnHooks, UnknownBranches
-from dyncall_rewrite.arch.fixed32 import WORD
+from dyncall_rewrite.arch.fixed32.backend import WORD
 from dyncall_rewrite.vec import unique_sorted
 
 if TYPE_CHECKING:
-    from dyncall_rewrite.arch.fixed32 import FixedWidthBackend
+    from dyncall_rewrite.arch.fixed32.backend import FixedWidthBackend
 
 INSN = INSN_RECORD
 OP_NONE, OP_CALL, OP_JMP, OP_OTHER = 0, 1, 2, 3  # OP_OTHER: a direct branch that is not patchable
@@ -43,7 +43,7 @@ def sext(v: np.ndarray, bits: int) -> np.ndarray:
 
 def fits_branch(at: np.ndarray, dest: np.ndarray, reach: int) -> np.ndarray:
     """A word-aligned displacement in [-reach, reach): the fits26/fits24
-    of aarch64.py/ppc64le.py over columns."""
+    of aarch64/backend.py/ppc64le/backend.py over columns."""
     d = dest - at
     return (d % 4 == 0) & (d >= -reach) & (d < reach)
 

@@ -1,6 +1,6 @@
 """ppc64le encodings: the ABI trampoline words, the linkers' TOC-save stub
 and restore, the global-entry prologue and the branch forms the rewriter
-recognises (ppc64le.py, ppc64le_columns.py).
+recognises (ppc64le/backend.py, ppc64le/columns.py).
 """
 
 from __future__ import annotations
@@ -24,3 +24,7 @@ SLOW = b"".join(w.to_bytes(4, "little") for w in (INSN_MTCTR_R11, INSN_MR_R12_R1
 TRAMP_SIZE = 16
 REACH = 1 << 25  # b: +-32 MiB
 LOCAL_ENTRY = 8  # past `addis r2,r12; addi r2,r2`
+
+# No landing pads on ppc64le; a function with a TOC prologue is entered by
+# direct calls at its local entry (LOCAL_ENTRY bytes after the global one).
+PROLOGUE_PADS: dict[int, str] = {}

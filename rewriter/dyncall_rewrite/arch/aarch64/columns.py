@@ -1,4 +1,4 @@
-"""aarch64 column hooks: the rules of aarch64.py over numpy columns
+"""aarch64 column hooks: the rules of aarch64/backend.py over numpy columns
 (trampoline_fast, decode_site, site_alignment_problem, encode_branch,
 find_branches_to)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from dyncall_rewrite.arch import TrampColumns
-from dyncall_rewrite.arch.aarch64_enc import (
+from dyncall_rewrite.arch.aarch64.enc import (
     IMM26,
     INSN_B,
     INSN_BCOND,
@@ -23,8 +23,8 @@ from dyncall_rewrite.arch.aarch64_enc import (
     REACH,
     TRAMP_SIZE,
 )
-from dyncall_rewrite.arch.fixed32 import WORD
-from dyncall_rewrite.arch.fixed32_columns import (
+from dyncall_rewrite.arch.fixed32.backend import WORD
+from dyncall_rewrite.arch.fixed32.columns import (
     OP_CALL,
     OP_JMP,
     OP_NONE,

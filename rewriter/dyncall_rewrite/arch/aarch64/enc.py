@@ -1,5 +1,5 @@
 """aarch64 encodings: the ABI trampoline and site words and the branch
-forms the rewriter recognises (aarch64.py, aarch64_columns.py).
+forms the rewriter recognises (aarch64/backend.py, aarch64/columns.py).
 """
 
 from __future__ import annotations
@@ -20,3 +20,7 @@ INSN_TBZ = 0x36000000
 SLOW = INSN_MOV_X16_X18.to_bytes(4, "little") + INSN_BR_X16.to_bytes(4, "little")
 TRAMP_SIZE = 12
 REACH = 1 << 27  # b/bl: +-128 MiB
+
+# Landing pads a function may start with before its patchable-entry NOPs
+# (-mbranch-protection=bti/standard: both compilers emit `bti c` first).
+PROLOGUE_PADS = {0xD503245F: "bti c", 0xD50324DF: "bti jc"}

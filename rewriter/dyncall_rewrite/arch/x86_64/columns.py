@@ -1,11 +1,11 @@
-"""x86-64 column hooks: the checks of x86_64.py over whole numpy columns.
+"""x86-64 column hooks: the checks of x86_64/backend.py over whole numpy columns.
 
 Same rules, same bytes, no per-entry Python: trampoline and site templates
 are compared with vector gathers, discovery candidates are found by a
 vector scan of the code, and instruction boundaries come from capstone
 decoding each function that holds a site from its own start (read as
 columns of capstone's ``cs_insn`` array).  Anything these hooks cannot
-decide exactly as x86_64.py would returns None, and the caller falls back
+decide exactly as x86_64/backend.py would returns None, and the caller falls back
 to the object path (see columns.py).
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 from capstone import x86_const
 
 from dyncall_rewrite.arch import INSN_RECORD, CodeFacts, ColumnHooks, TrampColumns
-from dyncall_rewrite.arch.x86_64_enc import (
+from dyncall_rewrite.arch.x86_64.enc import (
     BRANCH_IDS,
     CHUNK,
     DECODE_BIAS,

@@ -17,7 +17,7 @@ import struct
 
 import capstone
 
-from dyncall_rewrite.arch import Backend, Stream
+from dyncall_rewrite.arch import PROLOGUE_SCAN, Backend, Stream
 from dyncall_rewrite.elf import PF_X, Image
 
 WORD = 4
@@ -46,6 +46,24 @@ class FixedWidthBackend(Backend):
         super().__init__(image)
         self._md = capstone.Cs(self._cs_arch, self._cs_mode)
         self.top_re = re.compile(b"[" + self.branch_top_bytes + b"]")
+
+    # -- patchable prologues ---------------------------------------------
+    prologue_align = WORD
+    prologue_pads: dict[int, str]  # landing-pad words: their names
+
+    def prologue_run(self, addr: int) -> list[tuple[int, int, str]]:
+        out: list[tuple[int, int, str]] = []
+        if addr % WORD:
+            return out
+        for a in range(addr, addr + PROLOGUE_SCAN, WORD):
+            w = self.word(a) if self.image.is_exec(a, WORD) else None
+            if w == self.nop:
+                out.append((a, WORD, "nop"))
+            elif w is not None and w in self.prologue_pads:
+                out.append((a, WORD, self.prologue_pads[w]))
+            else:
+                break
+        return out
 
     # -- words ------------------------------------------------------------
     def word(self, addr: int) -> int | None:

@@ -1,5 +1,5 @@
 """x86-64 encodings: the ABI trampoline and site bytes, the canonical NOPs,
-and the capstone decode layout shared by x86_64.py and x86_64_columns.py."""
+and the capstone decode layout shared by x86_64/backend.py and x86_64/columns.py."""
 
 from __future__ import annotations
 
@@ -34,6 +34,21 @@ CANONICAL_NOPS = {
     8: b"\x0f\x1f\x84\x00\x00\x00\x00\x00",  # nopl 0L(%rax,%rax,1)
     9: b"\x66\x0f\x1f\x84\x00\x00\x00\x00\x00",  # nopw 0L(%rax,%rax,1)
 }
+
+# Patchable prologues: the landing pad a function may start with before its
+# entry NOPs (-fcf-protection), and the runtime's layout (docs/prologues.md:
+# -fpatchable-function-entry=29,24: 24 bytes before the entry, the first 8
+# of them the slot the runtime replaces with one aligned 8-byte store; 5
+# at the entry).
+ENDBR64 = b"\xf3\x0f\x1e\xfa"
+PROLOGUE_PRE = 24
+PROLOGUE_ENTRY = 5
+PROLOGUE_SLOT_ALIGN = 8
+# What the runtime's probe accepts (runtime/arch/x86_64_prologue.c): 24
+# bytes 0x90 before the entry; at it (after an endbr64) GCC's five 0x90 or
+# Clang's nopl 8(%rax,%rax) (or with disp8 0).
+PROLOGUE_PRE_BYTES = b"\x90" * PROLOGUE_PRE
+PROLOGUE_ENTRY_FORMS = (b"\x90" * PROLOGUE_ENTRY, b"\x0f\x1f\x44\x00\x08", b"\x0f\x1f\x44\x00\x00")
 
 # Concatenated code is decoded at this base plus its buffer offset: capstone
 # prints a direct branch's target in decimal below 10 and wraps a target

@@ -31,18 +31,24 @@ import struct
 import capstone
 from capstone import x86_const
 
-from dyncall_rewrite.arch import Backend, Branch, ColumnHooks, Insn, Stream, Trampoline
-from dyncall_rewrite.arch.x86_64_enc import (
+from dyncall_rewrite.arch import PROLOGUE_SCAN, Backend, Branch, ColumnHooks, Insn, Stream, Trampoline
+from dyncall_rewrite.arch.x86_64.enc import (
     BRANCH_IDS,
     BRANCH_SIZE,
     CANONICAL_NOPS,
     CHUNK,
     DECODE_BIAS,
+    ENDBR64,
     INSN_SIZE,
     MAX_SITE_PADDING,
     OP_CALL_REL32,
     OP_JMP_REL32,
     OPSTR_OFF,
+    PROLOGUE_ENTRY,
+    PROLOGUE_ENTRY_FORMS,
+    PROLOGUE_PRE,
+    PROLOGUE_PRE_BYTES,
+    PROLOGUE_SLOT_ALIGN,
     SLOW_PLAIN,
     TRAMP_ALIGN,
     TRAMP_ENTRY_MOD,
@@ -87,7 +93,7 @@ class X86_64(Backend):
         self._targets: set[int] = set()
 
     def column_hooks(self) -> ColumnHooks:
-        from dyncall_rewrite.arch.x86_64_columns import X86_64Columns
+        from dyncall_rewrite.arch.x86_64.columns import X86_64Columns
 
         return X86_64Columns(self)
 
@@ -550,6 +556,34 @@ class X86_64(Backend):
             k = min(n, 9)
             out += CANONICAL_NOPS[k]
             n -= k
+        return out
+
+    prologue_slot_align = PROLOGUE_SLOT_ALIGN
+
+    def prologue_hookable(self, rec: int, f: int, body: int) -> bool:
+        """The bytes arch_fentry_probe accepts (its alignment condition is
+        DC062's)."""
+        img = self.image
+        return (
+            f - rec == PROLOGUE_PRE
+            and img.read(rec, PROLOGUE_PRE) == PROLOGUE_PRE_BYTES
+            and img.read(body, PROLOGUE_ENTRY) in PROLOGUE_ENTRY_FORMS
+        )
+
+    def prologue_run(self, addr: int) -> list[tuple[int, int, str]]:
+        img = self.image
+        seg = img.segment(addr)
+        if seg is None or not img.is_exec(addr):
+            return []
+        b = img.read(addr, min(PROLOGUE_SCAN, seg.fend - addr)) or b""
+        out = []
+        for a, size, mn, _ in self.md.disasm_lite(b, addr):
+            if mn == "nop":
+                out.append((a, size, "nop"))
+            elif b[a - addr : a - addr + size] == ENDBR64:
+                out.append((a, size, "endbr64"))
+            else:
+                break
         return out
 
     def describe(self, addr: int, n: int = 16) -> str:

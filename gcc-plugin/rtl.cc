@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * rtl.cc - the RTL pass: site labels and __dyncall_sites entries.
+ */
+#include "plugin.h"
+
+static unsigned long label_counter;
+/* Trampolines that already have a labelled call in this assembler file. */
+static std::map<std::string, bool> labelled_tramps;
+
+/*
+ * GCC may have duplicated a site after the GIMPLE pass (inlining, loop
+ * versioning, unrolling, tail duplication): several call insns reach one
+ * trampoline.  abi.md wants one trampoline per site entry, so every copy
+ * after the first gets its own: a file-local copy of the trampoline, emitted
+ * with the function, and the call insn retargeted to it.  Returns the name
+ * the call now uses.
+ */
+static std::string clone_trampoline(rtx_insn *insn, tree tramp, unsigned flags,
+				    std::string &out)
+{
+	rtx call = get_call_rtx_from(insn);
+	rtx mem = XEXP(call, 0);
+	rtx sym = XEXP(mem, 0);
+	std::string name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(tramp));
+
+	if (labelled_tramps.emplace(name, true).second)
+		return name;
+	name += "." + std::to_string(label_counter++);
+	arch.trampoline(out, name.c_str(), flags & DYNCALL_SITE_RETPOLINE,
+			true);
+	/* A new SYMBOL_REF (they are shared) with the same flags and decl,
+	 * so the call is printed exactly as before (ppc64le: still the
+	 * non-local `bl; nop`), in a copy of the MEM. */
+	rtx nsym = gen_rtx_SYMBOL_REF(GET_MODE(sym), ggc_strdup(name.c_str()));
+	SYMBOL_REF_FLAGS(nsym) = SYMBOL_REF_FLAGS(sym);
+	SET_SYMBOL_REF_DECL(nsym, SYMBOL_REF_DECL(sym));
+	rtx nmem = shallow_copy_rtx(mem);
+	XEXP(nmem, 0) = nsym;
+	XEXP(call, 0) = nmem;
+	return name;
+}
+
+/* The trampoline a call_insn calls, with its site attribute. */
+static tree site_attribute_of(rtx_insn *insn, tree *tramp)
+{
+	rtx call = get_call_rtx_from(insn);
+
+	if (!call || !MEM_P(XEXP(call, 0)))
+		return NULL_TREE;
+	rtx addr = XEXP(XEXP(call, 0), 0);
+	if (GET_CODE(addr) != SYMBOL_REF || !SYMBOL_REF_DECL(addr))
+		return NULL_TREE;
+	*tramp = SYMBOL_REF_DECL(addr);
+	if (TREE_CODE(*tramp) != FUNCTION_DECL)
+		return NULL_TREE;
+	return lookup_attribute(ATTR_SITE, DECL_ATTRIBUTES(*tramp));
+}
+
+/* A basic asm insn.  Its location must name a file (final prints it), but
+ * BUILTINS_LOCATION has line 0, which keeps the "# line" comment out. */
+static rtx asm_input(const char *text)
+{
+	return gen_rtx_ASM_INPUT_loc(VOIDmode, ggc_strdup(text),
+				     BUILTINS_LOCATION);
+}
+
+static rtx_insn *emit_asm_before(const std::string &text, rtx_insn *insn)
+{
+	return emit_insn_before(asm_input(text.c_str()), insn);
+}
+
+/* The assembler name of a function's symbol, as final prints it. */
+static std::string function_symbol(tree fndecl)
+{
+	rtx mem = DECL_RTL(fndecl);
+	const char *name = XSTR(XEXP(mem, 0), 0);
+
+	return std::string(user_label_prefix) +
+	       targetm.strip_name_encoding(name);
+}
+
+static unsigned int dyncall_rtl_execute(function *fun)
+{
+	std::string func_label, func_expr, entries;
+	const char *group = NULL;
+
+	if (DECL_COMDAT_GROUP(fun->decl))
+		group = IDENTIFIER_POINTER(decl_comdat_group_id(fun->decl));
+
+	/* Hot/cold partitioning (-freorder-blocks-and-partition): the insns
+	 * after NOTE_INSN_SWITCH_TEXT_SECTIONS are printed in another section
+	 * (fn.cold in .text.unlikely), which the linker places anywhere: their
+	 * entries name a label at the start of that part as their function and
+	 * are linked to its section. */
+	rtx_insn *switch_note = NULL;
+
+	for (rtx_insn *insn = get_insns(); insn; insn = NEXT_INSN(insn)) {
+		tree tramp = NULL_TREE;
+		tree attr;
+
+		if (NOTE_P(insn) &&
+		    NOTE_KIND(insn) == NOTE_INSN_SWITCH_TEXT_SECTIONS) {
+			switch_note = insn;
+			func_label.clear();
+			continue;
+		}
+		if (!CALL_P(insn) || !(attr = site_attribute_of(insn, &tramp)))
+			continue;
+		tree args = TREE_VALUE(attr);
+		const char *cell = TREE_STRING_POINTER(TREE_VALUE(args));
+		unsigned flags = tree_to_uhwi(TREE_VALUE(TREE_CHAIN(args)));
+		int kind = SIBLING_CALL_P(insn) ? DYNCALL_KIND_TAIL :
+						  DYNCALL_KIND_CALL;
+		std::string tramp_name =
+			clone_trampoline(insn, tramp, flags, entries);
+
+		if (func_label.empty() && switch_note) {
+			/* The first byte of the cold part, right after its
+			 * section switch and symbol (no prologue, no global
+			 * entry point there). */
+			func_label = FUNC_LABEL_PREFIX +
+				     std::to_string(label_counter++);
+			emit_insn_after(asm_input((func_label + ":").c_str()),
+					switch_note);
+			func_expr = func_label;
+		} else if (func_label.empty()) {
+			/* The function's first byte: before any endbr64 or
+			 * prologue instruction. */
+			func_label = FUNC_LABEL_PREFIX +
+				     std::to_string(label_counter++);
+			emit_asm_before(func_label + ":", get_insns());
+			func_expr = func_label;
+			if (arch.func_from_symbol)
+				/* label - (label - symbol): the symbol's
+				 * address, relocated against the section,
+				 * never against a preemptible symbol. */
+				func_expr += " - (" + func_label + " - " +
+					     function_symbol(fun->decl) + ")";
+		}
+
+		/* The arch's padding (x86-64: the opcode at 4k+3, so the
+		 * rel32 is 4-byte aligned), then the label.  Only notes (zero
+		 * bytes) can come between this and the call from here to
+		 * final. */
+		std::string label =
+			SITE_LABEL_PREFIX + std::to_string(label_counter++);
+		emit_asm_before(arch.site_padding + label + ":", insn);
+
+		if (group)
+			asm_printf(entries,
+				   "\t.pushsection " DYNCALL_SITES_SECTION
+				   ",\"aoG\",@progbits,%s,%s,comdat\n",
+				   func_label.c_str(), group);
+		else
+			asm_printf(entries,
+				   "\t.pushsection " DYNCALL_SITES_SECTION
+				   ",\"ao\",@progbits,%s\n",
+				   func_label.c_str());
+		asm_printf(entries,
+			   "\t.p2align 2\n"
+			   "\t.long %s - .\n"
+			   "\t.long %s - .\n"
+			   "\t.long %s - .\n"
+			   "\t.long %s - .\n"
+			   "\t.byte %d, %d\n\t.short %u\n"
+			   "\t.popsection\n",
+			   label.c_str(), tramp_name.c_str(), cell,
+			   func_expr.c_str(), DYNCALL_ABI_VERSION, kind, flags);
+	}
+	/* The entries go after the function's last instruction, where no
+	 * branch has to jump over them (asm length is overestimated). */
+	if (!entries.empty()) {
+		entries.pop_back();
+		emit_insn_after(asm_input(entries.c_str() + 1),
+				get_last_insn());
+	}
+	return 0;
+}
+
+static bool dyncall_rtl_gate(function *)
+{
+	return !seen_error() && target_supported();
+}
+
+DYNCALL_PASS(dyncall_rtl, rtl_opt_pass, RTL_PASS, "dyncall_sites",
+	     OPTGROUP_NONE, 0)

@@ -1,0 +1,256 @@
+"""The rules of ``__patchable_function_entries`` (DC060-DC065), on the
+engine of rules.py, and their runner (``check_prologues``).
+
+Each record of the section (one pointer per function compiled with
+``-fpatchable-function-entry=N,M`` or the ``patchable_function_entry``
+attribute, written by both compilers) holds the address of the first of
+the function's N NOPs, M of them before the function's entry.  check
+validates what the runtime (runtime/prologue.c, docs/prologues.md) and any
+other patcher rely on: the record points into executable code, at an
+instruction start, at a run of the arch's NOPs that holds the function's
+entry and at least one NOP at the entry (after its landing pad if any: x86-64 ``endbr64``, aarch64
+``bti c``; ppc64le: or the run starts at the local entry, after the TOC
+set-up), and the run overlaps no dyncall site or trampoline.  Records that
+are 0 (a function the linker dropped) or repeat an earlier one are skipped
+by the runtime, as the Linux kernel skips them: a note.
+
+The section is small (one record per function) and always checked entry
+by entry: these rules have no vectorised form.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from dataclasses import dataclass, field
+
+from dyncall_rewrite.arch import Backend
+from dyncall_rewrite.diagnostics import CODES, ERROR, Diagnostic
+from dyncall_rewrite.elf import Image
+from dyncall_rewrite.model import Analysis, PrologueInfo
+from dyncall_rewrite.rules import RuleSet
+from dyncall_rewrite.tables import Section, find_table, section_problems
+
+RULES = RuleSet()
+SECTION = "__patchable_function_entries"
+RECORD_SIZE = 8  # one pointer (64-bit targets)
+
+
+@dataclass
+class PrologueContext:
+    image: Image
+    backend: Backend
+    diagnostics: list[Diagnostic]
+    func_starts: list[int]
+    # Every trampoline (with its padding) and site of the dyncall tables:
+    # starts sorted, with the running maximum of their ends.
+    owned_starts: list[int] = field(default_factory=list)
+    owned_reach: list[int] = field(default_factory=list)
+    seen: dict[int, int] = field(default_factory=dict)  # record -> first index
+
+    def report(self, code: str, addr: int | None, msg: str, p: PrologueInfo | None = None) -> None:
+        self.diagnostics.append(Diagnostic(code, addr, msg, p.index if p is not None else None, SECTION))
+        if p is not None and CODES[code][0] == ERROR:
+            p.state = "invalid"
+
+
+def _what(p: PrologueInfo) -> str:
+    return f"patchable entry #{p.index} (0x{p.record or 0:x})"
+
+
+@RULES.rule("DC060", stage="prologue-table")
+def section_readable(ctx: PrologueContext, t: Section) -> bool:
+    """A section of whole 8-byte records, allocated and file-backed."""
+    for problem in section_problems(t):
+        ctx.report("DC060", t.addr, f"section {t.name} {problem}")
+    return t.data is not None
+
+
+@RULES.rule("DC065", stage="prologue")
+def zero_or_duplicate(ctx: PrologueContext, p: PrologueInfo) -> bool:
+    """Records the runtime skips: 0 (or, in a PIE, the module base alone:
+    the relocated value of 0) and repeats; one whose value the loader binds
+    to a symbol is not known here and not checked."""
+    if p.record is None:
+        p.state = "unknown"
+        return False
+    if p.record == 0:
+        p.state = "zero"
+        msg = f"patchable entry #{p.index} is 0 (a function the linker dropped): the runtime skips it"
+        ctx.report("DC065", p.addr, msg, p)
+        return False
+    first = ctx.seen.setdefault(p.record, p.index)
+    if first != p.index:
+        p.state = "duplicate"
+        msg = (
+            f"patchable entry #{p.index} repeats entry #{first} (0x{p.record:x}):"
+            " the runtime registers the function once"
+        )
+        ctx.report("DC065", p.addr, msg, p)
+        return False
+    return True
+
+
+@RULES.rule("DC061", stage="prologue")
+def in_code(ctx: PrologueContext, p: PrologueInfo) -> bool:
+    assert p.record is not None
+    if not ctx.image.is_exec(p.record):
+        ctx.report("DC061", p.record, f"{_what(p)} is not in an executable segment", p)
+        return False
+    return True
+
+
+@RULES.rule("DC062", stage="prologue")
+def aligned(ctx: PrologueContext, p: PrologueInfo) -> bool:
+    """The record is an instruction start (aarch64, ppc64le: 4-aligned)."""
+    assert p.record is not None
+    a = ctx.backend.prologue_align
+    if p.record % a:
+        ctx.report("DC062", p.record, f"{_what(p)} is not {a}-byte aligned: not an instruction start", p)
+        return False
+    return True
+
+
+@RULES.rule("DC063", stage="prologue")
+def nop_shape(ctx: PrologueContext, p: PrologueInfo) -> bool:
+    """The record points at a run of the arch's NOPs holding the function's
+    entry: M NOPs before it, the landing pad the function may start with,
+    the NOPs at the entry (none when all N are before it)."""
+    why = _shape(ctx, p)
+    if why is not None:
+        msg = f"{_what(p)} does not point at the NOPs of a patchable prologue: {why}"
+        ctx.report("DC063", p.record, msg, p)
+        return False
+    return True
+
+
+def _shape(ctx: PrologueContext, p: PrologueInfo) -> str | None:
+    """Fill p's layout from the run at its record; why not, or None."""
+    be, rec = ctx.backend, p.record
+    assert rec is not None
+    run = be.prologue_run(rec)
+    if not run:
+        return f"`{be.describe(rec)}` is not a NOP"
+    starts = [a for a, _, _ in run]
+    p.end = end = run[-1][0] + run[-1][1]
+    pads = [(a, n, k) for a, n, k in run if k != "nop"]
+    got = _entry(ctx, rec, end, pads)
+    if got is None:
+        return f"no function starts within its NOPs (0x{rec:x}..0x{end:x})"
+    f, pad = got
+    if f >= rec and f != end and f not in starts:
+        return f"the function entry 0x{f:x} is inside a NOP"
+    if pads and (len(pads) > 1 or pads[0][0] != f):
+        a, _, k = pads[-1] if pads[0][0] == f else pads[0]
+        return f"landing pad `{k}` at 0x{a:x} is not the first instruction of the function (0x{f:x})"
+    body = max(f, rec) + (pads[0][1] if pads else 0)
+    if body >= end:
+        return f"no NOP at the function entry 0x{f:x} (`{be.describe(body)}`): nothing to patch there"
+    p.function, p.pre, p.entry_nops = f, max(f - rec, 0), end - body
+    p.pad = pads[0][2] if pads else pad
+    p.hookable = be.prologue_hookable(rec, f, body)
+    return None
+
+
+def _entry(
+    ctx: PrologueContext, rec: int, end: int, pads: list[tuple[int, int, str]]
+) -> tuple[int, str | None] | None:
+    """The function entry the run holds, and the landing pad before the
+    record if any: a function symbol in [rec, end]; or the function
+    containing the record, when the record follows its landing pad (Clang,
+    no NOPs before the entry) or is its local entry (ppc64le, after the TOC
+    set-up).  Without function symbols (stripped): the pad or the record."""
+    fs, be = ctx.func_starts, ctx.backend
+    if not fs:
+        return (pads[0][0] if pads else rec), None
+    i = bisect.bisect_left(fs, rec)
+    if i < len(fs) and fs[i] <= end:
+        return fs[i], None
+    if i == 0:
+        return None
+    f = fs[i - 1]
+    if be.local_entry(f) == rec:
+        return f, None
+    first = be.prologue_run(f)[:1]
+    if first and first[0][2] != "nop" and f + first[0][1] == rec and not pads:
+        return f, first[0][2]
+    return None
+
+
+@RULES.rule("DC062", stage="prologue")
+def slot_aligned(ctx: PrologueContext, p: PrologueInfo) -> None:
+    """A record of the runtime's layout starts with its 8-byte slot, which
+    the runtime replaces with one aligned store."""
+    assert p.record is not None
+    a = ctx.backend.prologue_slot_align
+    if p.hookable and p.record % a:
+        msg = (
+            f"{_what(p)} has the runtime's layout but is not {a}-byte aligned: the runtime"
+            " replaces its first 8 bytes (the slot) with one aligned store"
+        )
+        ctx.report("DC062", p.record, msg, p)
+
+
+@RULES.rule("DC064", stage="prologue")
+def apart_from_sites(ctx: PrologueContext, p: PrologueInfo) -> None:
+    """The NOPs are not also a dyncall site, a trampoline or a labelled
+    site's NOP padding (relax would rewrite prologue bytes)."""
+    assert p.record is not None
+    k = bisect.bisect_left(ctx.owned_starts, p.end)
+    if k > 0 and ctx.owned_reach[k - 1] > p.record:
+        msg = f"{_what(p)}: its NOPs 0x{p.record:x}..0x{p.end:x} overlap a dyncall site or trampoline"
+        ctx.report("DC064", p.record, msg, p)
+
+
+# -- the runner -----------------------------------------------------------------
+
+
+def check_prologues(an: Analysis) -> None:
+    """Run the rules on every record of __patchable_function_entries (if
+    the image has one); the records go to ``an.prologues``."""
+    img = an.image
+    sec = find_table(img, SECTION, RECORD_SIZE, RECORD_SIZE)
+    if sec is None:
+        return
+    an.has_prologues = True
+    ctx = PrologueContext(img, an.backend, an.diagnostics, img.func_starts)
+    if not RULES.diagnose("prologue-table", ctx, sec):
+        return
+    ctx.owned_starts, ctx.owned_reach = _owned(an)
+    n = sec.size // RECORD_SIZE
+    for i in range(n):
+        addr = sec.addr + i * RECORD_SIZE
+        pv = img.pointer(addr)
+        p = PrologueInfo(i, addr, pv.value if pv.known else None)
+        an.prologues.append(p)
+        RULES.diagnose("prologue", ctx, p)
+
+
+def _owned(an: Analysis) -> tuple[list[int], list[int]]:
+    """Sorted starts and running maximum ends of every trampoline (with its
+    padding), site and labelled site's NOP padding (relax rewrites it) of
+    the dyncall tables."""
+    be = an.backend
+    pad, n = be.tramp_pad, be.site_size
+    cols = an.columns
+    if cols is not None:
+        lab = (cols.site != 0) & (cols.func != 0)
+        ps, pl = cols.hooks.nop_paddings(cols.facts, cols.site[lab], cols.func[lab])
+        starts = (cols.tramp - pad).tolist() + cols.c_addr.tolist() + ps[pl > 0].tolist()
+        ends = (cols.tramp + cols.tramp_size.clip(min=n)).tolist() + (cols.c_addr + cols.c_len).tolist()
+        ends += (ps + pl)[pl > 0].tolist()
+    else:
+        starts, ends = [], []
+        for info in an.sites:
+            t = info.tramp
+            if t is not None:
+                starts.append(info.entry.tramp - pad)
+                ends.append(info.entry.tramp + max(t.size, n))
+            for b in info.callers:
+                starts.append(b.addr)
+                ends.append(b.addr + b.length)
+            if info.stream is not None and (sp := be.nop_padding(info.stream, info.entry.site)) is not None:
+                starts.append(sp[0])
+                ends.append(sp[0] + sp[1])
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    return [starts[i] for i in order], list(itertools.accumulate((ends[i] for i in order), max))

@@ -1,0 +1,179 @@
+"""check's rules of __patchable_function_entries (prologues.py, DC060-
+DC065) and ``list --prologues``, on x86-64 programs assembled by hand: one
+clean program (GCC's and Clang's shapes, with and without endbr64, the
+runtime's layout and another one), and one program per defect."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import dcgen
+import pytest
+from conftest import needs_clang
+
+from dyncall_rewrite.check import check
+from dyncall_rewrite.cli import main
+from dyncall_rewrite.elf import Image
+
+MAIN = """\t.text
+\t.globl main
+\t.type main,@function
+main:
+\txorl %eax, %eax
+\tret
+\t.size main, .-main
+"""
+
+
+def fn(
+    name: str, pre: str = ".fill 24, 1, 0x90", entry: str = ".fill 5, 1, 0x90", align: str = ".p2align 3"
+) -> str:
+    """A function with a patchable prologue: its record label .Lrec_<name>
+    before ``pre``, the function's entry before ``entry``."""
+    return (
+        f"\t.text\n\t{align}\n.Lrec_{name}:\n\t{pre}\n\t.globl {name}\n\t.type {name},@function\n{name}:\n"
+        f"\t{entry}\n\tleaq 1(%rdi), %rax\n\tret\n\t.size {name}, .-{name}\n"
+    )
+
+
+def records(*labels: str, section: str = '"aw",@progbits') -> str:
+    quads = "".join(f"\t.quad {x}\n" for x in labels)
+    return f"\t.section __patchable_function_entries,{section}\n\t.p2align 3\n{quads}"
+
+
+def build(tmp: str, name: str, asm: str) -> str:
+    s = os.path.join(tmp, name + ".s")
+    with open(s, "w") as f:
+        f.write(MAIN + asm + '\t.section .note.GNU-stack,"",@progbits\n')
+    out = os.path.join(tmp, name)
+    subprocess.run([dcgen.CLANG, "-fuse-ld=lld", "-pie", s, "-o", out], check=True, capture_output=True)
+    return out
+
+
+def codes(path: str) -> list[tuple[str, int | None]]:
+    an = check(Image.load(path))
+    return [(d.code, d.entry) for d in an.diagnostics]
+
+
+CLEAN = (
+    fn("gcc_f")
+    + fn("clang_f", entry=".byte 0x0f, 0x1f, 0x44, 0x00, 0x08")
+    + fn("cet_f", entry=".byte 0xf3, 0x0f, 0x1e, 0xfa\n\t.fill 5, 1, 0x90")
+    + fn("other_f", pre="", entry=".fill 16, 1, 0x90")
+    + fn("pre2_f", pre="nop; nop", entry="nop; nop", align=".p2align 4")
+    + records(".Lrec_gcc_f", ".Lrec_clang_f", ".Lrec_cet_f", ".Lrec_other_f", ".Lrec_pre2_f")
+)
+
+DEFECTS = {
+    # name: (assembly, expected (code, entry) diagnostics)
+    "zero": (fn("f") + records(".Lrec_f", "0"), [("DC065", 1)]),
+    "duplicate": (fn("f") + records(".Lrec_f", ".Lrec_f"), [("DC065", 1)]),
+    "data": (fn("f") + "\t.data\n.Ldata:\n\t.quad 0\n" + records(".Ldata"), [("DC061", 0)]),
+    "not-nop": (fn("f", pre="", entry="") + records(".Lrec_f"), [("DC063", 0)]),
+    "no-entry-nop": (fn("f", entry="") + records(".Lrec_f"), [("DC063", 0)]),
+    "inside-body": (
+        "\t.text\n\t.globl g\n\t.type g,@function\ng:\n\txorl %eax, %eax\n.Lmid:\n\tnop\n\tnop\n\tret\n"
+        "\t.size g, .-g\n" + records(".Lmid"),
+        [("DC063", 0)],
+    ),
+    "pad-before-entry": (
+        fn("f", pre=".fill 20, 1, 0x90\n\t.byte 0xf3, 0x0f, 0x1e, 0xfa") + records(".Lrec_f"),
+        [("DC063", 0)],
+    ),
+    "misaligned-slot": (fn("f", align=".p2align 3\n\t.fill 4, 1, 0xcc") + records(".Lrec_f"), [("DC062", 0)]),
+    "short-section": (
+        '\t.section __patchable_function_entries,"aw",@progbits\n\t.p2align 3\n\t.long 0\n',
+        [("DC060", None)],
+    ),
+}
+
+# The codes the cases below report (DC064: test_overlap_with_a_site_padding).
+COVERED = {c for _, want in DEFECTS.values() for c, _ in want} | {"DC064"}
+
+
+@needs_clang
+def test_clean_shapes(tmp_path: object) -> None:
+    path = build(str(tmp_path), "clean", CLEAN)
+    an = check(Image.load(path))
+    assert an.diagnostics == []
+    got = {
+        an.image.symbolize(p.function or 0): (p.pre, p.pad, p.entry_nops, p.hookable) for p in an.prologues
+    }
+    assert got == {
+        "gcc_f": (24, None, 5, True),
+        "clang_f": (24, None, 5, True),
+        "cet_f": (24, "endbr64", 5, True),
+        "other_f": (0, None, 16, False),
+        "pre2_f": (2, None, 2, False),
+    }
+
+
+@needs_clang
+@pytest.mark.parametrize("name", sorted(DEFECTS))
+def test_defect(tmp_path: object, name: str) -> None:
+    asm, want = DEFECTS[name]
+    assert codes(build(str(tmp_path), name, asm)) == want
+
+
+@needs_clang
+def test_overlap_with_a_site_padding(tmp_path: object) -> None:
+    """A patchable prologue whose entry NOPs run into the NOP padding of a
+    labelled (GCC) site: relax would rewrite prologue bytes (DC064)."""
+    asm = dcgen.gen_asm("gcc", retpoline=False, shared=False)
+    site = "\t.p2align 2\n\tnop\n\tnop\n\tnop\n.Lsite_tail_const_0:"
+    assert site in asm
+    asm = asm.replace(
+        site,
+        "\t.p2align 3\n.Lrec_pf:\n\t.fill 24, 1, 0x90\n\t.globl pf\n\t.type pf,@function\npf:\n"
+        "\t.fill 5, 1, 0x90\n\t.size pf, 5\n" + site,
+    )
+    asm += records(".Lrec_pf")
+    s = os.path.join(str(tmp_path), "ov.s")
+    with open(s, "w") as f:
+        f.write(asm)
+    work = str(tmp_path)
+    for src, text in (("prog.c", dcgen.PROG_C), ("main.c", dcgen.MAIN_C)):
+        with open(os.path.join(work, src), "w") as f:
+            f.write(text)
+    out = os.path.join(work, "ov")
+    subprocess.run(
+        [
+            dcgen.CLANG,
+            "-fuse-ld=lld",
+            "-pie",
+            s,
+            os.path.join(work, "prog.c"),
+            os.path.join(work, "main.c"),
+            "-o",
+            out,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    assert codes(out) == [("DC064", 0)]
+
+
+@needs_clang
+def test_cli_list_prologues(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    path = build(str(tmp_path), "clean", CLEAN)
+    assert main(["list", "--prologues", path]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].startswith("#0 record=0x") and "<gcc_f> nops=24+5 pad=- hookable=yes state=ok" in text[0]
+    assert "<cet_f> nops=24+5 pad=endbr64 hookable=yes" in text[2]
+    assert main(["list", "--prologues", "--json", path]) == 0
+    js = json.loads(capsys.readouterr().out)
+    assert js["problems"] == 0 and len(js["prologues"]) == 5
+    assert js["prologues"][3]["function_symbol"] == "other_f" and js["prologues"][3]["hookable"] is False
+    assert main(["check", path]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(": 5 patchable function entries")
+    bad = build(str(tmp_path), "bad", DEFECTS["no-entry-nop"][0])
+    assert main(["check", "-q", bad]) == 1
+    assert "error DC063" in capsys.readouterr().out
+    assert main(["list", "--prologues", bad]) == 1
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__]))
