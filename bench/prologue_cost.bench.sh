@@ -11,7 +11,7 @@ root=$(dirname "$here")
 build=${BUILD_DIR:-$root/build}
 case $build in /*) ;; *) build=$root/$build ;; esac
 if [ "$(uname -m)" != x86_64 ]; then
-  echo "prologue_cost: x86-64 only (function-entry patching elsewhere is not done yet)"
+  echo "prologue_cost: x86-64 only (aarch64, ppc64le: prologue_insns.bench.sh counts instructions)"
   exit 0
 fi
 cc=${CC:-clang-19}

@@ -177,6 +177,7 @@ static struct attribute_spec dyncall_ns_attrs[2];
 void register_attributes(void *event_data, void *data)
 {
 	register_attribute(&dynamic_call_attr);
+	register_patchable_attribute();
 	dyncall_ns_attrs[0] = dynamic_call_attr;
 	memset(&dyncall_ns_attrs[1], 0, sizeof(dyncall_ns_attrs[1]));
 	register_scoped_attributes(dyncall_ns_attrs, "dyncall");

@@ -16,7 +16,9 @@ static struct plugin_info dyncall_plugin_info = {
 		"  -fplugin-arg-<name>-disable  accept the attribute, do not transform\n"
 		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n"
 		"  -fplugin-arg-<name>-whole-program[=<filter file>]  every indirect\n"
-		"      call becomes a guarded site (docs/whole-program.md)\n",
+		"      call becomes a guarded site (docs/whole-program.md)\n"
+		"  -fplugin-arg-<name>-prologues  ppc64le: a patchable entry NOP in\n"
+		"      every function (docs/prologues.md)\n",
 };
 
 const char *plugin_name = "dyncall_gcc";
@@ -137,13 +139,17 @@ DYNCALL_PLUGIN_EXPORT int plugin_init(struct plugin_name_args *info,
 		} else if (strcmp(key, "verbose") == 0 &&
 			   !info->argv[i].value) {
 			verbose = true;
+		} else if (strcmp(key, "prologues") == 0 &&
+			   !info->argv[i].value) {
+			prologues_all = true;
 		} else if (strcmp(key, "whole-program") == 0 &&
 			   (!info->argv[i].value || *info->argv[i].value)) {
 			whole_program = true;
 			filter = info->argv[i].value;
 		} else {
 			error("%s: unknown plugin argument %<-fplugin-arg-%s-%s%s%s%>"
-			      " (expected %<disable%>, %<verbose%> or "
+			      " (expected %<disable%>, %<verbose%>, "
+			      "%<prologues%> or "
 			      "%<whole-program[=<filter file>]%>)",
 			      plugin_name, plugin_name, key,
 			      info->argv[i].value ? "=" : "",
@@ -161,6 +167,8 @@ DYNCALL_PLUGIN_EXPORT int plugin_init(struct plugin_name_args *info,
 	register_callback(plugin_name, PLUGIN_FINISH, finish_compilation, NULL);
 	register_callback(plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
 			  (void *)dyncall_ggc_roots);
+	if (!install_entry_nop())
+		return 1;
 	if (!transform_enabled)
 		return 0;
 	/* Parsed once per compiler process; an error fails the compilation

@@ -138,6 +138,13 @@ void ppc64le_register_call(std::string &out, const char *name,
 #define KEYS_START "__start_" DYNCALL_KEYS_SECTION
 #define KEYS_STOP "__stop_" DYNCALL_KEYS_SECTION
 
+/* prologue.cc: ppc64le's patchable entry NOP (-fplugin-arg-<name>-prologues,
+ * __attribute__((dyncall_patchable))); install_entry_nop() is false after
+ * an error. */
+extern bool prologues_all;
+void register_patchable_attribute(void);
+bool install_entry_nop(void);
+
 /* attribute.cc: the front end. */
 void register_attributes(void *event_data, void *data);
 void finish_decl(void *event_data, void *data);

@@ -214,8 +214,9 @@ const char *dyncall_version(void);
  * patchable prologue (dyncall-cc --dyncall-prologues, or one by one with
  * DYNCALL_PATCHABLE) runs a few NOPs and nothing else until it is hooked
  * (handlers run on entry, then its body) or redirected (every caller
- * reaches another function instead: live patching).  x86_64 and aarch64
- * for now: elsewhere every call returns DYNCALL_ERR_UNSUPPORTED.
+ * reaches another function instead: live patching).  x86_64, aarch64 and
+ * ppc64le (GCC with the dyncall plugin); elsewhere every call returns
+ * DYNCALL_ERR_UNSUPPORTED.
  *
  *	int parse(const char *s) DYNCALL_PATCHABLE;
  *	dyncall_fn_hook(parse, count_calls, &counter);
@@ -238,6 +239,16 @@ const char *dyncall_version(void);
  * `mov x9, x30` and the NOP <-> `bl` of CALL_OPS. */
 #define DYNCALL_PATCHABLE_N 4
 #define DYNCALL_PATCHABLE_M 2
+#elif defined(__powerpc64__) && defined(__GNUC__) && !defined(__clang__)
+/* One NOP right after the local entry, emitted by the dyncall GCC plugin
+ * (GCC 12's own -fpatchable-function-entry puts it before the global
+ * entry's TOC setup); Clang: not supported on ppc64le. */
+#if defined(__has_attribute)
+#if __has_attribute(dyncall_patchable)
+#define DYNCALL_PATCHABLE __attribute__((dyncall_patchable))
+#define DYNCALL_NOT_PATCHABLE __attribute__((patchable_function_entry(0, 0)))
+#endif
+#endif
 #endif
 #if defined(DYNCALL_PATCHABLE_N) && defined(__has_attribute)
 #if __has_attribute(patchable_function_entry)
@@ -261,13 +272,21 @@ const char *dyncall_version(void);
  * `ret` are what the function then receives.
  *   x86_64:  arg = rdi, rsi, rdx, rcx, r8, r9; rax (the vector-register
  *            count of a variadic call); vec = xmm0..7.
- *   aarch64: arg = x0..x7; x8 (the indirect result address); vec = q0..7. */
+ *   aarch64: arg = x0..x7; x8 (the indirect result address); vec = q0..7.
+ *   ppc64le: arg = r3..r10; fpr = f1..f13; vec = v2..v13. */
 #if defined(__aarch64__)
 struct dyncall_regs {
 	__UINT64_TYPE__ arg[8];
 	__UINT64_TYPE__ x8;
 	__UINT64_TYPE__ ret;
 	__UINT64_TYPE__ vec[8][2];
+};
+#elif defined(__powerpc64__)
+struct dyncall_regs {
+	__UINT64_TYPE__ arg[8];
+	__UINT64_TYPE__ ret;
+	__UINT64_TYPE__ fpr[13];
+	__UINT64_TYPE__ vec[12][2];
 };
 #else
 struct dyncall_regs {

@@ -338,9 +338,13 @@ static bool sh_ok(const ElfW(Ehdr) * eh, size_t size, const ElfW(Shdr) * sh)
 /* A function symbol at a record the layout says is pre-entry padding:
  * the record is the function's entry, built with another layout (e.g.
  * aarch64 -fpatchable-function-entry=4,0, whose four entry NOPs look like
- * two pre-entry NOPs and two entry NOPs).  Patching would store the slot
- * into instructions threads execute: refused. */
-static bool refuse_at_record(struct dc_fmod *m, uintptr_t addr)
+ * two pre-entry NOPs and two entry NOPs), or a record at a ppc64le global
+ * entry whose local entry lies past it (GCC 12's own
+ * -fpatchable-function-entry: calls from the module skip the NOP).
+ * Patching would store into instructions threads execute, or miss calls:
+ * refused. */
+static bool refuse_at_record(struct dc_fmod *m, uintptr_t addr,
+			     unsigned char st_other)
 {
 	size_t lo = 0, hi = m->nfn;
 
@@ -353,7 +357,8 @@ static bool refuse_at_record(struct dc_fmod *m, uintptr_t addr)
 			hi = mid;
 	}
 	if (lo < m->nfn && m->fns[lo].rec == addr &&
-	    m->fns[lo].a.func != addr && m->fns[lo].status == DYNCALL_OK) {
+	    (m->fns[lo].a.func != addr || ARCH_LOCAL_ENTRY(st_other)) &&
+	    m->fns[lo].status == DYNCALL_OK) {
 		m->fns[lo].status = DYNCALL_ERR_BYTES;
 		m->fns[lo].a.func = addr; /* known by its real entry */
 		return true;
@@ -395,7 +400,7 @@ static void name_fns(struct dc_fmod *m, const uint8_t *file, size_t size,
 				    !y->st_value || y->st_name >= st->sh_size)
 					continue;
 				rehash |= refuse_at_record(
-					m, m->base + y->st_value);
+					m, m->base + y->st_value, y->st_other);
 				f = fn_lookup(m->base + y->st_value);
 				if (!f || f->mod != m || f->name)
 					continue;
@@ -523,8 +528,10 @@ static bool reloaded(const struct dc_fmod *m)
 	struct arch_step st;
 
 	for (unsigned i = 0; i < m->nfn; i++)
-		if (m->fns[i].ool_done &&
-		    arch_fentry_ool_steps(&m->fns[i].a, &st, 1) != 0)
+		if ((m->fns[i].ool_done &&
+		     arch_fentry_ool_steps(&m->fns[i].a, &st, 1) != 0) ||
+		    (m->fns[i].on &&
+		     arch_fentry_entry_state(&m->fns[i].a) != 1))
 			return true;
 	return false;
 }
@@ -868,6 +875,12 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 				if (k == f->w.nh)
 					s = DYNCALL_ERR_NOHOOK;
 				break;
+#if ARCH_FENTRY_TARGET_CHECK
+			case OP_REDIRECT:
+				if (!arch_fentry_target_ok(&f->a, h))
+					s = DYNCALL_ERR_INVAL;
+				break;
+#endif
 			default:
 				break;
 			}

@@ -16,9 +16,10 @@
  *     thunks: arch_emit_*(),
  *   - discovery's proof: arch_call_before(),
  *   - instruction cache maintenance after a write: arch_flush_icache(),
- *   - function-entry patching (docs/prologues.md): arch_fentry_*(); an
- *     arch without it yet returns DYNCALL_ERR_UNSUPPORTED from
- *     arch_fentry_probe() and the generic code never calls the others.
+ *   - function-entry patching (docs/prologues.md): arch_fentry_*() in
+ *     <arch>_prologue.{c,S}; an arch header that leaves ARCH_HAS_FENTRY 0
+ *     has the API return DYNCALL_ERR_UNSUPPORTED (and must still define
+ *     the functions, returning that status, so the contract links).
  *
  * This header holds the only architecture #if ladder of the runtime.
  */
@@ -54,6 +55,12 @@
 #endif
 #ifndef ARCH_HAS_FENTRY
 #define ARCH_HAS_FENTRY 0 /* function-entry patching (docs/prologues.md) */
+#endif
+#ifndef ARCH_FENTRY_TARGET_CHECK
+#define ARCH_FENTRY_TARGET_CHECK 0 /* any redirect target will do */
+#endif
+#ifndef ARCH_LOCAL_ENTRY
+#define ARCH_LOCAL_ENTRY(st_other) 0u /* a symbol's local entry offset */
 #endif
 #ifndef ARCH_FENTRY_NEAR_SIZE
 #define ARCH_FENTRY_NEAR_SIZE 0 /* no code near the entry needed */
@@ -178,6 +185,13 @@ size_t arch_fentry_emit_near(uint8_t *buf, uintptr_t at,
 			     const struct arch_fentry *f);
 void arch_fentry_set_near(struct arch_fentry *f, uintptr_t near);
 bool arch_fentry_near_reaches(const struct arch_fentry *f, uintptr_t near);
+#endif
+
+/* May `target` replace f's code (a redirect)?  ppc64le: only a function of
+ * f's module, whose TOC a caller in that module keeps (DYNCALL_ERR_INVAL
+ * otherwise). */
+#if ARCH_FENTRY_TARGET_CHECK
+bool arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target);
 #endif
 
 /* Check the bytes around the __patchable_function_entries record `rec`

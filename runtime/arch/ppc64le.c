@@ -437,5 +437,5 @@ void arch_flush_icache(uintptr_t addr, size_t len)
 	__asm__ volatile("isync" ::: "memory");
 }
 
-/* Function-entry patching: not on this arch yet. */
-#include "fentry_none.h"
+
+/* Function-entry patching: ppc64le_prologue.c. */

@@ -16,6 +16,13 @@
 #define ARCH_STORE_WORD 4       /* patches are single 32-bit stores      */
 #define ARCH_FILL_BYTE 0x00     /* 0x00000000 is an illegal instruction  */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
+#define ARCH_HAS_FENTRY 1       /* ppc64le_prologue.c                    */
+#define ARCH_FENTRY_NEAR_SIZE 40 /* the per-function stub and its slot  */
+#define ARCH_FENTRY_NEAR_SHARED 0
+#define ARCH_FENTRY_TARGET_CHECK 1 /* a redirect target keeps the TOC   */
+/* ELFv2: a function symbol's local entry offset (st_other bits 5..7). */
+#define ARCH_LOCAL_ENTRY(st_other)                                       \
+	((((st_other) >> 5) & 7) >= 2 ? 1u << (((st_other) >> 5) & 7) : 0u)
 /* Clang sites are `bl <linker TOC-save stub>; ld r2,24(r1)`: the call
  * instruction is never patched (see ppc64le.c), so nothing to discover. */
 #define ARCH_HAS_DISCOVERY 0

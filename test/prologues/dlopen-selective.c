@@ -15,6 +15,11 @@
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu -O2 -fPIC -shared %S/Inputs/module.c -o %t.a64-clang.so %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 %s -o %t.a64-all -ldl %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64-all %t.a64-clang.so | FileCheck %s --check-prefixes=CHECK,ALL %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 -O2 -fPIC -shared %S/Inputs/module.c -o %t.ppc.so %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 -O2 %s -o %t.ppc -ldl %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc %t.ppc.so | FileCheck %s --check-prefixes=CHECK,SELECT %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.ppc-all -ldl %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc-all %t.ppc.so | FileCheck %s --check-prefixes=CHECK,ALL %}
 #include <dlfcn.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// Checks refused function-entry patches: a prologue of another layout (x86-64: patchable_function_entry(5,0); aarch64: (4,0), whose four entry NOPs look like the layout's two pre-entry and two entry NOPs), an entry whose bytes are not NOPs, no membarrier, DYNCALL_DISABLE=1, mprotect refused as the only writer (and, natively, with the memfd alias, which still writes): each returns its status and the function keeps running its original code.
+// Checks refused function-entry patches: a prologue of another layout (x86-64: patchable_function_entry(5,0); aarch64: (4,0), whose four entry NOPs look like the layout's two pre-entry and two entry NOPs; ppc64le: GCC's own (2,0), whose NOPs precede the TOC setup and the local entry), an entry whose bytes are not NOPs, no membarrier, DYNCALL_DISABLE=1, mprotect refused as the only writer (and, natively, with the memfd alias, which still writes): each returns its status and the function keeps running its original code.
 // REQUIRES: x86_64, dyncall-runtime
 // (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.gcc
@@ -24,6 +24,12 @@
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %t.deny-mb /usr/bin/%qemu_aarch64 %t.a64-clang | FileCheck %s --check-prefixes=CHECK,NOMB %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 -E DYNCALL_DISABLE=1 %t.a64-clang | FileCheck %s --check-prefixes=CHECK,DISABLED %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 -E LD_PRELOAD=%t.a64-deny-mp.so %t.a64-clang | FileCheck %s --check-prefixes=CHECK,NOMP %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.ppc %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ powerpc64le-linux-gnu-gcc-12 -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.ppc-deny-mp.so %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,OK %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %t.deny-mb /usr/bin/%qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,NOMB %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le -E DYNCALL_DISABLE=1 %t.ppc | FileCheck %s --check-prefixes=CHECK,DISABLED %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le -E LD_PRELOAD=%t.ppc-deny-mp.so %t.ppc | FileCheck %s --check-prefixes=CHECK,NOMP %}
 #include <stdio.h>
 
 #include <dyncall.h>
@@ -78,6 +84,30 @@ __asm__(".pushsection __patchable_function_entries,\"aw\",%progbits\n"
 	"add x0, x0, #1\n"
 	"ret\n"
 	".size bad_entry, .-bad_entry\n");
+#elif defined(__powerpc64__)
+/* Another layout: GCC 12's own NOPs, before the global entry's TOC setup
+ * (the function reads a global: it has one); the symbol's local entry
+ * lies past the record, the runtime refuses it. */
+volatile long five_k = 5;
+__attribute__((patchable_function_entry(2, 0))) NOINLINE long five(long a)
+{
+	return a + five_k;
+}
+
+/* A record at a local entry that is not a NOP. */
+__asm__(".pushsection __patchable_function_entries,\"aw\",@progbits\n"
+	".p2align 3\n"
+	".quad .Lbad_rec\n"
+	".popsection\n"
+	".text\n"
+	".p2align 2\n"
+	".globl bad_entry\n"
+	".type bad_entry, @function\n"
+	"bad_entry:\n"
+	".Lbad_rec:\n"
+	"addi 3, 3, 1\n"
+	"blr\n"
+	".size bad_entry, .-bad_entry\n");
 #endif
 long bad_entry(long a);
 
@@ -103,7 +133,14 @@ int main(void)
 	int s1 = dyncall_fn_hook(five, count, NULL);
 	int s2 = dyncall_fn_redirect(five, other);
 	dyncall_fn_info(five, &info);
+#if defined(__powerpc64__)
+	/* a direct call: through a pointer (the global entry) GCC 12's own
+	 * layout computes a wrong TOC (its addis is 8 bytes past r12) */
+	long v = five(1);
+	(void)f5;
+#else
 	long v = f5(1);
+#endif
 	printf("layout: %d %d -> %ld hits %ld info %d\n", s1, s2, v, hits,
 	       info.status);
 	// CHECK-NEXT: entry bytes: -6 -> 2 hits 0

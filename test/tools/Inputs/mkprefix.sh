@@ -2,7 +2,8 @@
 # mkprefix.sh BUILD_DIR DEST: a fake installed prefix in DEST with the real
 # install-tree dyncall-cc/dyncall-config, empty stand-in plugins and fake
 # compilers in DEST/cc/ (clang-19, clang++, gcc-12, g++-11,
-# aarch64-linux-gnu-gcc-12, cc), so the wrapper's logic is tested without
+# aarch64-linux-gnu-gcc-12, powerpc64le-linux-gnu-gcc-12, cc), so the
+# wrapper's logic is tested without
 # the real plugins.
 set -e
 build=$1
@@ -16,7 +17,8 @@ for p in dyncall-clang.so dyncall-llvm.so dyncall_gcc.so dyncall_gcc11.so \
   : > "$dest/lib/dyncall/$p"
 done
 here=$(dirname "$0")
-for c in clang-19 clang++ gcc-12 g++-11 aarch64-linux-gnu-gcc-12 cc; do
+for c in clang-19 clang++ gcc-12 g++-11 aarch64-linux-gnu-gcc-12 \
+         powerpc64le-linux-gnu-gcc-12 cc; do
   cp "$here/fake-compiler" "$dest/cc/$c"
   chmod +x "$dest/cc/$c"
 done

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * prologue.cc - ppc64le: the patchable entry NOP (docs/prologues.md
+ * "What the compilers emit (ppc64le)").
+ *
+ * GCC 12 prints -fpatchable-function-entry's NOPs before the ELFv2 global
+ * entry's TOC setup: one NOP makes the local entry offset 12, which
+ * .localentry refuses; two make it 16, and every call from the same module
+ * enters at the local entry, past them (and the TOC setup, now 8 bytes
+ * past the entry r12 holds, computes a wrong TOC).  GCC 14 moved them
+ * after .localentry.  So on ppc64le the plugin emits the one entry NOP
+ * itself, where the runtime expects it: right after .localentry (the
+ * target's function_prologue hook prints the global entry and .localentry,
+ * the function's insns follow), recorded in __patchable_function_entries
+ * like GCC's own.  Every function with -fplugin-arg-<name>-prologues
+ * (except those with patchable_function_entry(0, 0):
+ * DYNCALL_NOT_PATCHABLE), or those declared
+ * __attribute__((dyncall_patchable)) (DYNCALL_PATCHABLE).
+ */
+#include "plugin.h"
+
+#define PATCHABLE_ATTR_NAME "dyncall_patchable"
+#define PFE_LABEL_PREFIX ".Ldyncall_pfe"
+
+bool prologues_all;
+
+static tree handle_patchable_attribute(tree *node, tree name, tree args,
+				       int flags, bool *no_add_attrs)
+{
+	(void)args, (void)flags;
+	if (TREE_CODE(*node) != FUNCTION_DECL) {
+		warning(OPT_Wattributes,
+			"%qE attribute applies to functions only", name);
+		*no_add_attrs = true;
+	}
+	return NULL_TREE;
+}
+
+static struct attribute_spec patchable_attr = {
+	.name = PATCHABLE_ATTR_NAME,
+	.min_length = 0,
+	.max_length = 0,
+	.decl_required = true,
+	.type_required = false,
+	.function_type_required = false,
+	.affects_type_identity = false,
+	.handler = handle_patchable_attribute,
+	.exclude = NULL,
+};
+
+void register_patchable_attribute(void)
+{
+	register_attribute(&patchable_attr);
+}
+
+#if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
+static void (*target_function_prologue)(FILE *);
+
+static bool entry_patchable(tree fn)
+{
+	tree a;
+
+	if (lookup_attribute(PATCHABLE_ATTR_NAME, DECL_ATTRIBUTES(fn)))
+		return true;
+	if (!prologues_all)
+		return false;
+	/* patchable_function_entry(0, 0): opted out */
+	a = lookup_attribute("patchable_function_entry", DECL_ATTRIBUTES(fn));
+	return !a || !TREE_VALUE(a) ||
+	       !integer_zerop(TREE_VALUE(TREE_VALUE(a)));
+}
+
+static void ppc64le_function_prologue(FILE *file)
+{
+	static unsigned n;
+	const char *name;
+
+	target_function_prologue(file);
+	if (!current_function_decl || !entry_patchable(current_function_decl))
+		return;
+	name = XSTR(XEXP(DECL_RTL(current_function_decl), 0), 0);
+	fprintf(file, PFE_LABEL_PREFIX "%u:\n\tnop\n", n);
+	fputs("\t.pushsection __patchable_function_entries,\"awo\",@progbits,",
+	      file);
+	assemble_name(file, name);
+	fprintf(file,
+		"\n\t.p2align 3\n\t.8byte " PFE_LABEL_PREFIX
+		"%u\n\t.popsection\n",
+		n);
+	n++;
+}
+#endif
+
+bool install_entry_nop(void)
+{
+#if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
+	/* also with -fplugin-arg-<name>-disable */
+	target_function_prologue = targetm.asm_out.function_prologue;
+	targetm.asm_out.function_prologue = ppc64le_function_prologue;
+	return true;
+#else
+	if (prologues_all) {
+		error("%s: %<-fplugin-arg-%s-prologues%> is for ppc64le "
+		      "(elsewhere: %<-fpatchable-function-entry%>)",
+		      plugin_name, plugin_name);
+		return false;
+	}
+	return true;
+#endif
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/*
+ * ppc64le (ELFv2) function-entry patching: the common trampoline every
+ * jump function enters (ppc64le_prologue.c, docs/prologues.md).
+ *
+ * Entered by bctr from a jump function with r12 = dc_fentry_tramp (so
+ * this global entry computes libdyncall's TOC), r0 = the descriptor
+ * { resume, fn, n, (handler, data) x n }, and the registers as at the
+ * hooked function's entry: LR = its caller's return address, r1 the
+ * caller's stack, r2 the function's TOC.  Saves the argument registers in
+ * a struct dyncall_regs, calls each handler (bctrl, r12 = handler) unless
+ * this thread is already inside a handler (dc_fentry_busy, the recursion
+ * guard), restores the argument registers (as the handlers left them), r2,
+ * r11 (the static chain) and LR, pops its frame and continues at
+ * desc->resume with bctr and r12 = resume: the function's body past the
+ * entry nop, or a redirect target (its global entry).
+ */
+#define HDR 96          /* back chain, CR, LR, TOC save, param save area */
+#define REGS HDR        /* struct dyncall_regs                           */
+#define R_RET 64        /*   ret                                         */
+#define R_FPR 72        /*   fpr[13]: f1..f13                            */
+#define R_VEC 176       /*   vec[12][2]: v2..v13                         */
+#define F_TOC (REGS+368)  /* the function's r2                           */
+#define F_DESC (REGS+376)
+#define F_R11 (REGS+384)
+#define F_R29 (REGS+392)
+#define F_R30 (REGS+400)
+#define F_R31 (REGS+408)
+#define FRAME (REGS+416)  /* 512, a multiple of 16                       */
+#define D_RESUME 0
+#define D_FN 8
+#define D_N 16
+#define D_HANDLERS 24
+
+	.abiversion 2
+	.text
+	.globl	dc_fentry_tramp
+	.hidden	dc_fentry_tramp
+	.type	dc_fentry_tramp, @function
+	.p2align 4
+dc_fentry_tramp:
+	.cfi_startproc
+	stdu	1, -FRAME(1)
+	.cfi_def_cfa_offset FRAME
+	std	2, F_TOC(1)
+	addis	2, 12, (.TOC.-dc_fentry_tramp)@ha
+	addi	2, 2, (.TOC.-dc_fentry_tramp)@l
+	std	0, F_DESC(1)
+	mflr	0
+	std	0, FRAME+16(1)
+	.cfi_offset lr, 16
+	std	0, REGS+R_RET(1)
+	std	3, REGS+0(1)
+	std	4, REGS+8(1)
+	std	5, REGS+16(1)
+	std	6, REGS+24(1)
+	std	7, REGS+32(1)
+	std	8, REGS+40(1)
+	std	9, REGS+48(1)
+	std	10, REGS+56(1)
+	std	11, F_R11(1)
+	std	29, F_R29(1)
+	std	30, F_R30(1)
+	std	31, F_R31(1)
+	stfd	1, REGS+R_FPR+0(1)
+	stfd	2, REGS+R_FPR+8(1)
+	stfd	3, REGS+R_FPR+16(1)
+	stfd	4, REGS+R_FPR+24(1)
+	stfd	5, REGS+R_FPR+32(1)
+	stfd	6, REGS+R_FPR+40(1)
+	stfd	7, REGS+R_FPR+48(1)
+	stfd	8, REGS+R_FPR+56(1)
+	stfd	9, REGS+R_FPR+64(1)
+	stfd	10, REGS+R_FPR+72(1)
+	stfd	11, REGS+R_FPR+80(1)
+	stfd	12, REGS+R_FPR+88(1)
+	stfd	13, REGS+R_FPR+96(1)
+	li	0, REGS+R_VEC+0
+	stvx	2, 1, 0
+	li	0, REGS+R_VEC+16
+	stvx	3, 1, 0
+	li	0, REGS+R_VEC+32
+	stvx	4, 1, 0
+	li	0, REGS+R_VEC+48
+	stvx	5, 1, 0
+	li	0, REGS+R_VEC+64
+	stvx	6, 1, 0
+	li	0, REGS+R_VEC+80
+	stvx	7, 1, 0
+	li	0, REGS+R_VEC+96
+	stvx	8, 1, 0
+	li	0, REGS+R_VEC+112
+	stvx	9, 1, 0
+	li	0, REGS+R_VEC+128
+	stvx	10, 1, 0
+	li	0, REGS+R_VEC+144
+	stvx	11, 1, 0
+	li	0, REGS+R_VEC+160
+	stvx	12, 1, 0
+	li	0, REGS+R_VEC+176
+	stvx	13, 1, 0
+	std	2, 24(1)		/* libdyncall's TOC, across the calls */
+	/* the guard: initial-exec TLS */
+	addis	9, 2, dc_fentry_busy@got@tprel@ha
+	ld	9, dc_fentry_busy@got@tprel@l(9)
+	add	9, 9, dc_fentry_busy@tls
+	lwz	10, 0(9)
+	cmpwi	10, 0
+	bne	2f
+	li	10, 1
+	stw	10, 0(9)
+	ld	31, F_DESC(1)
+	ld	30, D_N(31)
+	addi	29, 31, D_HANDLERS
+	cmpdi	30, 0
+	beq	1f
+0:	ld	3, D_FN(31)
+	ld	4, REGS+R_RET(1)
+	ld	5, 8(29)
+	addi	6, 1, REGS
+	ld	12, 0(29)
+	mtctr	12
+	bctrl
+	ld	2, 24(1)
+	addi	29, 29, 16
+	addic.	30, 30, -1
+	bne	0b
+1:	addis	9, 2, dc_fentry_busy@got@tprel@ha
+	ld	9, dc_fentry_busy@got@tprel@l(9)
+	add	9, 9, dc_fentry_busy@tls
+	li	10, 0
+	stw	10, 0(9)
+2:	ld	3, REGS+0(1)
+	ld	4, REGS+8(1)
+	ld	5, REGS+16(1)
+	ld	6, REGS+24(1)
+	ld	7, REGS+32(1)
+	ld	8, REGS+40(1)
+	ld	9, REGS+48(1)
+	ld	10, REGS+56(1)
+	lfd	1, REGS+R_FPR+0(1)
+	lfd	2, REGS+R_FPR+8(1)
+	lfd	3, REGS+R_FPR+16(1)
+	lfd	4, REGS+R_FPR+24(1)
+	lfd	5, REGS+R_FPR+32(1)
+	lfd	6, REGS+R_FPR+40(1)
+	lfd	7, REGS+R_FPR+48(1)
+	lfd	8, REGS+R_FPR+56(1)
+	lfd	9, REGS+R_FPR+64(1)
+	lfd	10, REGS+R_FPR+72(1)
+	lfd	11, REGS+R_FPR+80(1)
+	lfd	12, REGS+R_FPR+88(1)
+	lfd	13, REGS+R_FPR+96(1)
+	li	0, REGS+R_VEC+0
+	lvx	2, 1, 0
+	li	0, REGS+R_VEC+16
+	lvx	3, 1, 0
+	li	0, REGS+R_VEC+32
+	lvx	4, 1, 0
+	li	0, REGS+R_VEC+48
+	lvx	5, 1, 0
+	li	0, REGS+R_VEC+64
+	lvx	6, 1, 0
+	li	0, REGS+R_VEC+80
+	lvx	7, 1, 0
+	li	0, REGS+R_VEC+96
+	lvx	8, 1, 0
+	li	0, REGS+R_VEC+112
+	lvx	9, 1, 0
+	li	0, REGS+R_VEC+128
+	lvx	10, 1, 0
+	li	0, REGS+R_VEC+144
+	lvx	11, 1, 0
+	li	0, REGS+R_VEC+160
+	lvx	12, 1, 0
+	li	0, REGS+R_VEC+176
+	lvx	13, 1, 0
+	ld	11, F_R11(1)
+	ld	29, F_R29(1)
+	ld	30, F_R30(1)
+	ld	31, F_R31(1)
+	ld	12, F_DESC(1)
+	ld	12, D_RESUME(12)
+	mtctr	12
+	ld	2, F_TOC(1)
+	ld	0, FRAME+16(1)
+	mtlr	0
+	addi	1, 1, FRAME
+	.cfi_def_cfa_offset 0
+	bctr
+	.cfi_endproc
+	.size	dc_fentry_tramp, .-dc_fentry_tramp
+
+	.section .note.GNU-stack,"",@progbits

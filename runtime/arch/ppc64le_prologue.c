@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+/*
+ * ppc64le (ELFv2) function-entry patching (arch.h "Function-entry
+ * patching", docs/prologues.md): Naveen N Rao's out-of-line sequence
+ * (seed 001), with the slot beside the stub.  The build side is the dyncall
+ * GCC plugin (-fplugin-arg-dyncall_gcc-prologues, or DYNCALL_PATCHABLE):
+ * GCC 12's own -fpatchable-function-entry puts its NOPs before the global
+ * entry's TOC setup, where calls from the same module skip them; the plugin
+ * puts one NOP right after .localentry instead:
+ *
+ *   func:        3c4c....  addis r2, r12, .TOC.-func@ha   global entry,
+ *                3842....  addi  r2, r2, .TOC.-func@l      if the function
+ *   rec = site:  60000000  nop                             needs its TOC
+ *   rec+4:       the body                                  (local entry)
+ *
+ * (A function that needs no TOC has only the nop at its one entry.)
+ * Patched:
+ *
+ *   site:        48xxxxxx  b near+8
+ *   near:        <slot: 8 bytes>           jump function or target
+ *   near+8:      7c0802a6  mflr r0
+ *                429f0005  bcl 20, 31, .+4 (not a call: the link stack
+ *                7d8802a6  mflr r12         predictor ignores this form)
+ *                7c0803a6  mtlr r0         the caller's return address
+ *                e98cfff0  ld r12, -16(r12) the slot
+ *                7d8903a6  mtctr r12
+ *                4e800420  bctr            r12 = the address entered
+ *
+ * `near` is per function (40 bytes), in a stub region within the b's
+ * +-32 MiB (arch.h ARCH_FENTRY_NEAR_SIZE; DYNCALL_ERR_RANGE when none can
+ * be mapped there).  What the slot holds is entered as the function was:
+ * LR is the caller's return address, r1 the caller's stack, r2 the
+ * function's TOC, r12 the address entered (the ELFv2 global-entry
+ * convention, so a redirect target computes its own TOC).  Calls and
+ * returns stay balanced: the stub calls nothing, a redirect target returns
+ * with blr straight to the caller, a jump function resumes the body with
+ * bctr after its handlers.  r0, r12 and CTR are volatile at a call.
+ *
+ * TOC.  A caller in the function's module may have called the local entry
+ * and expects r2 unchanged after the call; a redirect target that sets
+ * another module's TOC would break it.  So a redirect target must be in
+ * the function's module (the same TOC, read from both global entries, or
+ * the same module by dladdr) or set no TOC: arch_fentry_target_ok()
+ * refuses another (DYNCALL_ERR_INVAL).
+ *
+ * Protocol (prologue.c drives it, a batch of functions at a time):
+ *   1. the first time a function is turned on: `near` written to fresh
+ *      memory; new jump functions written to fresh memory;
+ *   2. one membarrier (SYNC_CORE) if 1. wrote anything;
+ *   3. slot <- jump function or target: one aligned 64-bit store (then
+ *      sync: complete before the entry store below);
+ *   4. site <- `b near+8` (on) or `nop` (off): one aligned 32-bit store,
+ *      then dcbst; sync; icbi; sync; isync (arch_flush_icache).
+ * The slot is never cleared: a thread that passed the site before 4.
+ * reaches what the slot held, which stays valid.
+ */
+#include <dlfcn.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "arch.h"
+
+/* Instructions, with their assembly. */
+#define INSN_NOP 0x60000000u /* nop */
+#define INSN_B 0x48000000u /* b <li24> */
+#define MASK_LI 0x03fffffcu
+#define INSN_MFLR_R0 0x7c0802a6u /* mflr r0 */
+#define INSN_BCL_NEXT 0x429f0005u /* bcl 20, 31, .+4 */
+#define INSN_MFLR_R12 0x7d8802a6u /* mflr r12 */
+#define INSN_MTLR_R0 0x7c0803a6u /* mtlr r0 */
+#define INSN_LD_R12_M16 0xe98cfff0u /* ld r12, -16(r12) */
+#define INSN_MTCTR_R12 0x7d8903a6u /* mtctr r12 */
+#define INSN_BCTR 0x4e800420u /* bctr */
+#define INSN_ADDI_R0_R12_24 0x380c0018u /* addi r0, r12, 24 */
+#define INSN_LD_R12_16 0xe98c0010u /* ld r12, 16(r12) */
+#define INSN_LD_R2_16 0xe84c0010u /* ld r2, 16(r12) */
+#define INSN_LD_R12_24 0xe98c0018u /* ld r12, 24(r12) */
+#define INSN_ADDIS_R2_R12 0x3c4c0000u /* addis r2, r12, <hi> */
+#define INSN_ADDI_R2_R2 0x38420000u /* addi r2, r2, <lo> */
+#define MASK_IMM16 0xffff0000u
+
+#define B_REACH (32L << 20)
+#define NEAR_CODE 8 /* the stub's code after its slot */
+
+extern const char dc_fentry_tramp[] DC_HIDDEN; /* ppc64le_prologue.S */
+
+static uint32_t word(uintptr_t a)
+{
+	return *(const volatile uint32_t *)a;
+}
+
+static bool b_reaches(uintptr_t at, uintptr_t to)
+{
+	intptr_t d = (intptr_t)(to - at);
+
+	return d >= -B_REACH && d < B_REACH;
+}
+
+static uint32_t enc_b(uintptr_t at, uintptr_t to)
+{
+	return INSN_B | ((uint32_t)(to - at) & MASK_LI);
+}
+
+/* The TOC a global entry at g sets up (addis/addi from r12), or 0. */
+static uintptr_t gep_toc(uintptr_t g)
+{
+	uint32_t hi = word(g), lo = word(g + 4);
+
+	if ((hi & MASK_IMM16) != INSN_ADDIS_R2_R12 ||
+	    (lo & MASK_IMM16) != INSN_ADDI_R2_R2)
+		return 0;
+	return g + ((intptr_t)(int16_t)(hi & 0xffff) << 16) +
+	       (intptr_t)(int16_t)(lo & 0xffff);
+}
+
+int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (rec & 3)
+		return DYNCALL_ERR_ALIGN;
+	/* the global entry, if the two words before the nop set the TOC */
+	f->func = rec >= 8 && gep_toc(rec - 8) ? rec - 8 : rec;
+	if (word(rec) != INSN_NOP)
+		return DYNCALL_ERR_BYTES;
+	f->site = rec;
+	f->resume = rec + 4;
+	f->site_len = 4;
+	memcpy(f->orig, &(uint32_t){ INSN_NOP }, 4);
+	return DYNCALL_OK;
+}
+
+bool arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target)
+{
+	Dl_info a, b;
+
+	if (!gep_toc(target))
+		return true; /* sets no TOC: r2 stays the caller's */
+	if (f->func != f->site && gep_toc(f->func) == gep_toc(target))
+		return true;
+	/* f sets no TOC of its own: the target's module must be f's */
+	return dladdr((void *)f->func, &a) && dladdr((void *)target, &b) &&
+	       a.dli_fbase == b.dli_fbase;
+}
+
+void arch_fentry_set_near(struct arch_fentry *f, uintptr_t near)
+{
+	f->slot = near;
+	f->tramp = near + NEAR_CODE;
+}
+
+bool arch_fentry_near_reaches(const struct arch_fentry *f, uintptr_t near)
+{
+	return !(near & 7) && b_reaches(f->site, near + NEAR_CODE);
+}
+
+size_t arch_fentry_emit_near(uint8_t *buf, uintptr_t at,
+			     const struct arch_fentry *f)
+{
+	static const uint32_t seq[8] = {
+		0,
+		0, /* the slot, 0 until step 3 */
+		INSN_MFLR_R0,
+		INSN_BCL_NEXT,
+		INSN_MFLR_R12,
+		INSN_MTLR_R0,
+		INSN_LD_R12_M16,
+		INSN_MTCTR_R12,
+	};
+	uint32_t bctr = INSN_BCTR;
+
+	(void)at, (void)f;
+	memcpy(buf, seq, sizeof(seq));
+	memcpy(buf + sizeof(seq), &bctr, 4);
+	memset(buf + sizeof(seq) + 4, ARCH_FILL_BYTE,
+	       ARCH_FENTRY_NEAR_SIZE - sizeof(seq) - 4);
+	return ARCH_FENTRY_NEAR_SIZE;
+}
+
+int arch_fentry_entry_state(const struct arch_fentry *f)
+{
+	uint32_t w = word(f->site);
+
+	if (w == INSN_NOP)
+		return 0;
+	if (f->tramp && w == enc_b(f->site, f->tramp))
+		return 1;
+	return DYNCALL_ERR_BYTES;
+}
+
+int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
+			   struct arch_step *s)
+{
+	uint32_t w = INSN_NOP;
+
+	if (on) {
+		if (!f->tramp || !b_reaches(f->site, f->tramp))
+			return DYNCALL_ERR_RANGE;
+		w = enc_b(f->site, f->tramp);
+	}
+	s->addr = f->site;
+	s->len = 4;
+	s->atomic = true;
+	memcpy(s->bytes, &w, 4);
+	return 1;
+}
+
+int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,
+			  struct arch_step *s)
+{
+	if (!f->slot)
+		return DYNCALL_ERR_RANGE; /* no stub yet */
+	if (*(const volatile uintptr_t *)f->slot == value)
+		return 0;
+	s->addr = f->slot;
+	s->len = 8;
+	s->atomic = true; /* one aligned 64-bit store (patch.c do_step) */
+	memcpy(s->bytes, &value, 8);
+	return 1;
+}
+
+int arch_fentry_ool_steps(const struct arch_fentry *f, struct arch_step *s,
+			  int max)
+{
+	/* nothing in the function's text besides the entry: the stub is
+	 * fresh code (arch_fentry_emit_near) */
+	(void)f, (void)s, (void)max;
+	return 0;
+}
+
+static void put32(uint8_t *p, uint32_t w)
+{
+	memcpy(p, &w, 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/*
+ * Jump function for handlers h[0..n) (entered by bctr with r12 = jf):
+ *
+ *   jf:     addi r0, r12, 24         r0 = desc
+ *           ld r12, 16(r12)          r12 = dc_fentry_tramp (its global
+ *           mtctr r12                entry computes libdyncall's TOC)
+ *           bctr
+ *   +16:    .quad dc_fentry_tramp
+ *   desc:   .quad resume, fn, n      read by the trampoline
+ *           .quad h_0, data_0, h_1, data_1, ...
+ *
+ * The trampoline calls each handler in order (bctrl with r12 = the
+ * handler: on ELFv2 a call that may cross modules is an indirect call
+ * through r12 in any case).
+ */
+#define JF_LIT 16
+#define JF_DESC 24
+
+size_t arch_fentry_jf_size(unsigned n)
+{
+	return JF_DESC + 24 + 16 * n;
+}
+
+size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
+			   uintptr_t resume, const uintptr_t *h,
+			   const uintptr_t *d, unsigned n)
+{
+	(void)at;
+	put32(buf + 0, INSN_ADDI_R0_R12_24);
+	put32(buf + 4, INSN_LD_R12_16);
+	put32(buf + 8, INSN_MTCTR_R12);
+	put32(buf + 12, INSN_BCTR);
+	put64(buf + JF_LIT, (uint64_t)(uintptr_t)dc_fentry_tramp);
+	put64(buf + JF_DESC, resume);
+	put64(buf + JF_DESC + 8, fn);
+	put64(buf + JF_DESC + 16, n);
+	for (unsigned i = 0; i < n; i++) {
+		put64(buf + JF_DESC + 24 + 16 * i, h[i]);
+		put64(buf + JF_DESC + 32 + 16 * i, d[i]);
+	}
+	return arch_fentry_jf_size(n);
+}
+
+/*
+ * The original body, callable through a pointer (r12 = the thunk):
+ *   ld r2, 16(r12)     the function's TOC (nop if it sets none)
+ *   ld r12, 24(r12)
+ *   mtctr r12
+ *   bctr               to the body past the entry nop
+ *   .quad toc, resume
+ */
+size_t arch_fentry_emit_orig(uint8_t *buf, uintptr_t at,
+			     const struct arch_fentry *f)
+{
+	uintptr_t toc = f->func != f->site ? gep_toc(f->func) : 0;
+
+	(void)at;
+	memset(buf, ARCH_FILL_BYTE, ARCH_FENTRY_ORIG_SIZE);
+	put32(buf + 0, toc ? INSN_LD_R2_16 : INSN_NOP);
+	put32(buf + 4, INSN_LD_R12_24);
+	put32(buf + 8, INSN_MTCTR_R12);
+	put32(buf + 12, INSN_BCTR);
+	put64(buf + 16, toc);
+	put64(buf + 24, f->resume);
+	return 32;
+}
