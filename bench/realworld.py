@@ -3,7 +3,7 @@
 
     realworld.py [--compilers clang-19,gcc-12] [--rounds 5] [--sqlite-size 100]
                  [--xml-mb 4] [--bench-loops 10] [--no-build] [--no-callgrind]
-                 [--json FILE]
+                 [--json FILE] [--callgrind-only FILE | --callgrind-from FILE]
 
 For each program and compiler the variants (plain, plain-nojt, retpoline,
 dyncall, wp, and with Clang pgo, pgo-dyncall, pgo-wp;
@@ -24,6 +24,9 @@ executions left (callgrind --dump-instr=yes and the bytes of the executable
 mappings saved at exit, bench/realworld_execdump.c; deterministic;
 bench/realworld_callgrind.py) in
 % of the retpoline build's, on smaller inputs (callgrind is ~50x slower).
+The counts are deterministic: --callgrind-only FILE computes them alone (it
+can run while something else is being timed), --callgrind-from FILE reuses
+them.
 """
 
 import argparse
@@ -145,6 +148,13 @@ def share(t_base, t_new, t_floor):
     return None if den <= 0 else (t_base - t_new) / den
 
 
+def share_of(med, base, v, floor):
+    """share() over the medians of the variants; None when one was not run."""
+    if not all(k in med for k in (base, v, floor)):
+        return None
+    return share(med[base], med[v], med[floor])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--compilers", default="clang-19,gcc-12")
@@ -153,10 +163,23 @@ def main():
     ap.add_argument("--xml-mb", type=float, default=4)
     ap.add_argument("--bench-loops", type=int, default=10)
     ap.add_argument("--workloads", default="", help="comma-separated subset (by prefix)")
+    ap.add_argument("--variants", default="", help="comma-separated subset of the variants")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--build-dir", default=os.environ.get("BUILD_DIR", os.path.join(ROOT, "build")))
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--callgrind-only",
+        metavar="FILE",
+        default=None,
+        help="count the retpolines (callgrind) only, no timing; write the counts to FILE",
+    )
+    ap.add_argument(
+        "--callgrind-from",
+        metavar="FILE",
+        default=None,
+        help="take the retpoline counts from FILE (of --callgrind-only) instead of running callgrind",
+    )
     a = ap.parse_args()
     build = os.path.abspath(a.build_dir)
     rw = os.path.join(build, "realworld")
@@ -166,6 +189,8 @@ def main():
     if not a.no_build:
         for c in compilers:
             for v in VARIANTS[kind(c)]:
+                if a.variants and v not in a.variants.split(","):
+                    continue
                 r = subprocess.run(
                     [
                         os.path.join(ROOT, "scripts", "realworld", "build.sh"),
@@ -213,9 +238,11 @@ def main():
         wl = {k: v for k, v in wl.items() if any(k.startswith(p) for p in keep)}
 
     jobs = [(w, c, v) for w in wl for c in compilers for v in variants(c, wl[w][0])]
+    if a.variants:
+        jobs = [j for j in jobs if j[2] in a.variants.split(",")]
     times = {j: [] for j in jobs}
     with tempfile.TemporaryDirectory(prefix="realworld-bench-") as scratch:
-        for r in range(a.rounds):
+        for r in range(0 if a.callgrind_only else a.rounds):
             for w, c, v in jobs:
                 s = os.path.join(scratch, "run")
                 shutil.rmtree(s, ignore_errors=True)
@@ -224,7 +251,10 @@ def main():
             print(f"realworld: round {r + 1}/{a.rounds} done", file=sys.stderr)
 
         retp = {}
-        if not a.no_callgrind and shutil.which("valgrind"):
+        if a.callgrind_from:
+            with open(a.callgrind_from) as f:
+                retp = {tuple(k.split("|")): n for k, n in json.load(f).items()}
+        elif not a.no_callgrind and shutil.which("valgrind"):
             execdump = os.path.join(rw, "realworld_execdump.so")
             cc = ["clang-19", "-O2", "-shared", "-fPIC", os.path.join(HERE, "realworld_execdump.c")]
             subprocess.run([*cc, "-o", execdump, "-ldl"], check=True)
@@ -254,11 +284,17 @@ def main():
                 subprocess.run(argv, cwd=s, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 retp[(w, c, v)] = realworld_callgrind.count(out, dump)["total"]
 
+    if a.callgrind_only:
+        with open(a.callgrind_only, "w") as f:
+            json.dump({"|".join(k): n for k, n in retp.items()}, f, indent=1)
+        print(f"realworld: retpoline counts of {len(retp)} runs in {a.callgrind_only}")
+        return 0
+
     rows = []
     for w in wl:
         for c in compilers:
             med = {}
-            vs = variants(c, wl[w][0])
+            vs = [v for v in variants(c, wl[w][0]) if (w, c, v) in times]
             for v in vs:
                 q1, m, q3 = quartiles(times[(w, c, v)])
                 med[v] = m
@@ -277,14 +313,15 @@ def main():
                         "retpolines_left_pct": left_pct,
                     }
                 )
+
             for row in rows[-len(vs) :]:
                 v = row["variant"]
                 if v in ("dyncall", "wp"):
-                    row["recovered"] = share(med["retpoline"], med[v], med["plain-nojt"])
+                    row["recovered"] = share_of(med, "retpoline", v, "plain-nojt")
                 if v in ("pgo-dyncall", "pgo-wp"):
-                    row["recovered"] = share(med["pgo"], med[v], med["plain-nojt"])
+                    row["recovered"] = share_of(med, "pgo", v, "plain-nojt")
                 if v in ("dyncall", "wp", "pgo-dyncall", "pgo-wp"):
-                    row["of_whole"] = share(med["retpoline"], med[v], med["plain"])
+                    row["of_whole"] = share_of(med, "retpoline", v, "plain")
 
     commit = subprocess.run(
         ["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True, check=False
@@ -304,11 +341,14 @@ def main():
     print("-" * len(hdr))
     for row in rows:
         base = next(
-            r["median_s"]
-            for r in rows
-            if r["workload"] == row["workload"]
-            and r["compiler"] == row["compiler"]
-            and r["variant"] == "retpoline"
+            (
+                r["median_s"]
+                for r in rows
+                if r["workload"] == row["workload"]
+                and r["compiler"] == row["compiler"]
+                and r["variant"] == "retpoline"
+            ),
+            float("nan"),
         )
         rec = row.get("recovered")
         rec_s = "" if "recovered" not in row else ("n/a" if rec is None else f"{100 * rec:.0f}%")
