@@ -55,8 +55,22 @@ int cond_ternary_more(int v) { on_packet ? on_packet(v) : (void)0; return v * 3;
 // REMARK: [[@LINE+1]]:42: remark: call through dynamic_call key 'on_int' is now site __dyncall_tramp.{{[0-9a-f]+}}.3 (fresh)
 int not_void(int v) { if (on_int) return on_int(v); return 0; }
 
+// A loop that reloads the key every iteration (work() may store to it): the
+// site stays fresh (a path back to the load runs the load again).
+// CHECK-LABEL: <loop_with_work>:
+// CHECK:       callq
+// CHECK-NEXT:  R_X86_64_PLT32 work-0x4
+// PLAIN-NEXT:  movq {{.*}}(%rip), %r10
+// PLAIN-NEXT:  R_X86_64_PC32 on_packet-0x4
+// CHECK:       callq
+// CHECK-NEXT:  R_X86_64_PLT32 [[T4:__dyncall_tramp\.[0-9a-f]+\.4]]-0x4
+// REMARK: [[@LINE+2]]:84: remark: call through dynamic_call key 'on_packet' is now conditional site __dyncall_tramp.{{[0-9a-f]+}}.4 (fresh)
+void work(int);
+void loop_with_work(int n) { for (int i = 0; i < n; i++) { work(i); if (on_packet) on_packet(i); } }
+
 // O0-COUNT-3: remark: null-tested call through dynamic_call key 'on_packet' stays behind its test: the call loads the key again after the test (two reads, as without optimization): the pointer called is not the one tested
 // O0: remark: null-tested call through dynamic_call key 'on_int' stays behind its test: the call loads the key again
+// O0: remark: null-tested call through dynamic_call key 'on_packet' stays behind its test: the call loads the key again
 
 // The conditional trampoline: patchable jmp, then the null test.
 // CHECK-LABEL: Disassembly of section .text.__dyncall_tramp:
@@ -91,9 +105,11 @@ int not_void(int v) { if (on_int) return on_int(v); return 0; }
 // RBYTES-NEXT: 12: c3 retq
 
 // Entries: version 1, kind 6 (cond), flags FRESH for the three conditional
-// sites, kind 1 (call) for the last.
+// sites, kind 1 (call) for not_void's, kind 6 again for the loop's.
 // TABLE:      0000 00000000 00000000 00000000 00000000
 // TABLE-NEXT: 0010 01060100 00000000 00000000 00000000
 // TABLE-NEXT: 0020 00000000 01060100 00000000 00000000
 // TABLE-NEXT: 0030 00000000 00000000 01060100 00000000
 // TABLE-NEXT: 0040 00000000 00000000 00000000 01010100
+// TABLE-NEXT: 0050 00000000 00000000 00000000 00000000
+// TABLE-NEXT: 0060 01060100
