@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DynCallPass.h"
+#include "CondSites.h"
 #include "Freshness.h"
 #include "Trampolines.h"
 #include "WholeProgramFilter.h"
@@ -75,6 +76,8 @@ using namespace llvm;
 
 STATISTIC(NumSites, "Number of calls turned into dyncall sites");
 STATISTIC(NumFreshSites, "Number of sites that may be patched unguarded");
+STATISTIC(NumCondSites, "Number of `if (k) k(...)` made conditional sites");
+STATISTIC(NumCondMissed, "Number of null-tested calls left behind their if");
 STATISTIC(NumMissed, "Number of calls through keys left indirect");
 STATISTIC(NumStores, "Number of key stores routed through the runtime");
 STATISTIC(NumNotes, "Number of annotated field stores notifying the runtime");
@@ -155,7 +158,10 @@ private:
   bool runStores();
   bool runSites();
   bool rewriteCall(CallBase &CB, Key &K, bool Fresh,
-                   OptimizationRemarkEmitter &ORE);
+                   OptimizationRemarkEmitter &ORE, bool Cond = false);
+  std::optional<StringRef> siteBlocker(const CallBase &CB);
+  bool foldGuardedCall(CallBase &CB, LoadInst &Load, Key &K,
+                       OptimizationRemarkEmitter &ORE);
   void rewriteKeyUses(Key &K);
   void notifyFieldStore(StoreInst &SI, Key &K);
   void collectBeforeRelocation();
@@ -599,8 +605,60 @@ GlobalVariable *DynCallTransform::cellFor(Key &K) {
   return K.Cell;
 }
 
+/// Why \p CB cannot become a site, if it cannot.
+std::optional<StringRef> DynCallTransform::siteBlocker(const CallBase &CB) {
+  if (!Tramps)
+    return StringRef("target not supported");
+  if (auto *CI = dyn_cast<CallInst>(&CB); CI && CI->isMustTailCall())
+    return StringRef("musttail calls cannot gain the static-chain argument");
+  if (isa<CallBrInst>(CB))
+    return StringRef("callbr");
+  // The static chain is part of the C calling convention only.
+  if (CB.getCallingConv() != CallingConv::C)
+    return StringRef("the call does not use the C calling convention");
+  if (CB.hasOperandBundles())
+    return StringRef("the call carries operand bundles (e.g. kcfi)");
+  for (unsigned I = 0; I < CB.arg_size(); ++I) {
+    if (CB.paramHasAttr(I, Attribute::Nest))
+      return StringRef("the call already uses the static chain");
+    if (CB.paramHasAttr(I, Attribute::InAlloca) ||
+        CB.paramHasAttr(I, Attribute::Preallocated))
+      return StringRef("the call passes an argument inalloca or preallocated");
+  }
+  if (CB.getFunction()->getName().starts_with("__dyncall_"))
+    return StringRef("the call is in dyncall's own code");
+  return std::nullopt;
+}
+
+/// `if (k) k(...)` (CondSites.h): fold the test into the site when the shape
+/// is one the pass knows and the target has conditional trampolines; else
+/// say why the call stays behind its `if` (only for calls that look guarded).
+bool DynCallTransform::foldGuardedCall(CallBase &CB, LoadInst &Load, Key &K,
+                                       OptimizationRemarkEmitter &ORE) {
+  // (a call that cannot be a site stays exactly as it is, test included)
+  if (K.IsWholeProgram || siteBlocker(CB))
+    return false;
+  CondMatch Match = matchCondSite(CB, Load);
+  if (Match.Site && !Tramps->hasCond())
+    Match.WhyNot = "conditional sites are not implemented for this target "
+                   "yet";
+  if (!Match.WhyNot.empty()) {
+    ++NumCondMissed;
+    ORE.emit([&] {
+      return OptimizationRemarkMissed(DEBUG_TYPE, "CondNotFolded", &CB)
+             << "null-tested call through dynamic_call key '" << K.Name
+             << "' stays behind its test: " << Match.WhyNot;
+    });
+    return false;
+  }
+  if (!Match.Site)
+    return false;
+  foldCondSite(*Match.Site);
+  return true;
+}
+
 bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
-                                   OptimizationRemarkEmitter &ORE) {
+                                   OptimizationRemarkEmitter &ORE, bool Cond) {
   auto Missed = [&](StringRef Why) {
     if (K.IsWholeProgram) {
       ++NumWPMissed;
@@ -621,27 +679,9 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
     });
     return false;
   };
-  if (!Tramps)
-    return Missed("target not supported");
-  if (auto *CI = dyn_cast<CallInst>(&CB); CI && CI->isMustTailCall())
-    return Missed("musttail calls cannot gain the static-chain argument");
-  if (isa<CallBrInst>(CB))
-    return Missed("callbr");
-  // The static chain is part of the C calling convention only.
-  if (CB.getCallingConv() != CallingConv::C)
-    return Missed("the call does not use the C calling convention");
-  if (CB.hasOperandBundles())
-    return Missed("the call carries operand bundles (e.g. kcfi)");
+  if (std::optional<StringRef> Why = siteBlocker(CB))
+    return Missed(*Why);
   FunctionType *FT = CB.getFunctionType();
-  for (unsigned I = 0; I < CB.arg_size(); ++I) {
-    if (CB.paramHasAttr(I, Attribute::Nest))
-      return Missed("the call already uses the static chain");
-    if (CB.paramHasAttr(I, Attribute::InAlloca) ||
-        CB.paramHasAttr(I, Attribute::Preallocated))
-      return Missed("the call passes an argument inalloca or preallocated");
-  }
-  if (CB.getFunction()->getName().starts_with("__dyncall_"))
-    return Missed("the call is in dyncall's own code");
 
   // The trampoline: same signature with the chain in front.
   SmallVector<Type *, 8> Params{Ptr};
@@ -663,6 +703,7 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
 
   Function &Caller = *CB.getFunction();
   TrampolineStyle Style;
+  Style.Cond = Cond;
   Style.Retpoline = Caller.getFnAttribute("target-features")
                         .getValueAsString()
                         .contains("+retpoline-indirect-calls");
@@ -686,7 +727,8 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
                                II->getUnwindDest(), Args, "", CB.getIterator());
   else {
     auto *CI = CallInst::Create(TFT, Tramp, Args, "", CB.getIterator());
-    CI->setTailCallKind(cast<CallInst>(CB).getTailCallKind());
+    CI->setTailCallKind(Cond ? CallInst::TCK_NoTail
+                             : cast<CallInst>(CB).getTailCallKind());
     NewCB = CI;
   }
   NewCB->setCallingConv(CB.getCallingConv());
@@ -723,9 +765,10 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
 
   // Entries are collected and emitted as one array per module (one section,
   // not one per site: thousands of sections slow every later tool down).
-  SiteRecords.push_back(
-      {Tramp, cellFor(K), uint8_t(Tail ? DYNCALL_KIND_TAIL : DYNCALL_KIND_CALL),
-       Flags});
+  uint8_t Kind = Cond   ? DYNCALL_KIND_COND
+                 : Tail ? DYNCALL_KIND_TAIL
+                        : DYNCALL_KIND_CALL;
+  SiteRecords.push_back({Tramp, cellFor(K), Kind, Flags});
 
   if (K.IsWholeProgram) {
     ++NumWPSites;
@@ -739,10 +782,12 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
   }
   ++NumSites;
   NumFreshSites += Fresh;
+  NumCondSites += Cond;
   ORE.emit([&] {
     return OptimizationRemark(DEBUG_TYPE, "Transformed", NewCB)
-           << "call through dynamic_call key '" << K.Name << "' is now site "
-           << Name << (Fresh ? " (fresh)" : " (guarded)");
+           << "call through dynamic_call key '" << K.Name << "' is now "
+           << (Cond ? "conditional site " : "site ") << Name
+           << (Fresh ? " (fresh)" : " (guarded)");
   });
   return true;
 }
@@ -790,7 +835,8 @@ void DynCallTransform::rewriteSites(Function &F) {
     Fresh.push_back(!K->IsType && isFreshLoad(*Load, *CB));
   for (auto [I, Site] : enumerate(Sites)) {
     auto [CB, Load, K] = Site;
-    rewriteCall(*CB, *K, Fresh[I], ORE);
+    bool Cond = foldGuardedCall(*CB, *Load, *K, ORE);
+    rewriteCall(*CB, *K, Fresh[I], ORE, Cond);
   }
   for (CallBase *CB : WPSites) {
     if (Filter && !Filter->accepts(callFacts(*CB))) {

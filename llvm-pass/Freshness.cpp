@@ -81,13 +81,16 @@ bool isFreshLoad(const LoadInst &Load, const CallBase &Call) {
     return !blocksRange(std::next(Load.getIterator()), Call.getIterator());
 
   // Blocks on some path from the load to the call: reachable forward from the
-  // load's block and backward from the call's block. If the load's or the
-  // call's block lies on a cycle of that region, the whole block counts.
+  // load's block and backward from the call's block. If the call's block lies
+  // on a cycle of that region, the whole block counts. A path that comes back
+  // to the load's block runs the load again, and the call then uses that new
+  // value: such paths end there (a loop that reloads its key each iteration,
+  // e.g. `for (...) if (k) k(i);`, keeps its site fresh).
   SmallPtrSet<const BasicBlock *, 16> Forward, Backward;
   SmallVector<const BasicBlock *, 16> Work(succ_begin(LB), succ_end(LB));
   while (!Work.empty()) {
     const BasicBlock *B = Work.pop_back_val();
-    if (!Forward.insert(B).second)
+    if (B == LB || !Forward.insert(B).second)
       continue;
     if (Forward.size() > 256)
       return false; // large regions: not worth it, stay guarded
@@ -98,7 +101,7 @@ bool isFreshLoad(const LoadInst &Load, const CallBase &Call) {
   Work.assign(pred_begin(CB), pred_end(CB));
   while (!Work.empty()) {
     const BasicBlock *B = Work.pop_back_val();
-    if (!Backward.insert(B).second)
+    if (!Backward.insert(B).second || B == LB)
       continue;
     Work.append(pred_begin(B), pred_end(B));
   }
@@ -111,10 +114,8 @@ bool isFreshLoad(const LoadInst &Load, const CallBase &Call) {
     if (blocksRange(B->begin(), B->end()))
       return false;
   }
-  bool LoadOnCycle = Forward.count(LB);
   bool CallOnCycle = Backward.count(CB);
-  if (blocksRange(LoadOnCycle ? LB->begin() : std::next(Load.getIterator()),
-                  LB->end()))
+  if (blocksRange(std::next(Load.getIterator()), LB->end()))
     return false;
   if (blocksRange(CB->begin(), CallOnCycle ? CB->end() : Call.getIterator()))
     return false;

@@ -26,6 +26,15 @@ public:
                                      DYNCALL_RETPOLINE_THUNK)
                                  .str()
                            : "\tjmp *%r10\n";
+    // A conditional site's trampoline returns on a null chain (abi.h): the
+    // bytes are spelled out, the runtime and the rewriter match them.
+    if (Style.Cond)
+      Slow = formatv("\t.byte 0x4d, 0x85, 0xd2\n" // test %r10,%r10
+                     "\t.byte 0x74, {0}\n"         // je over the branch
+                     "{1}"
+                     "\t.byte 0xc3\n", // ret
+                     Style.Retpoline ? 5 : 3, Slow)
+                 .str();
     return formatv(".pushsection .text.__dyncall_tramp,\"ax\",@progbits\n"
                    "\t.p2align 3\n"
                    "\t.byte 0xcc, 0xcc, 0xcc\n"
@@ -42,6 +51,8 @@ public:
                    Name, Slow)
         .str();
   }
+
+  bool hasCond() const override { return true; }
 
   // A retpoline on r10 (the static chain), the same sequence the compilers
   // use for their own thunks on r11.

@@ -21,6 +21,7 @@ namespace dyncall {
 
 struct TrampolineStyle {
   bool Retpoline = false; // slow path through a retpoline (x86-64)
+  bool Cond = false;      // a DYNCALL_KIND_COND site: return on null first
 };
 
 class TargetTrampolines {
@@ -36,6 +37,9 @@ public:
   /// it hidden), so the call is `bl tramp; nop` and the linker saves and
   /// restores r2 around it (docs/abi.md, ppc64le).
   virtual bool clobbersToc() const { return false; }
+  /// Conditional (DYNCALL_KIND_COND) trampolines exist for this arch, and
+  /// its runtime patches their sites (docs/hooks.md).
+  virtual bool hasCond() const { return false; }
 
   /// The implementation for \p T, or null when the arch is not supported
   /// (then the pass leaves every call alone and says so in a remark).

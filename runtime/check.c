@@ -29,10 +29,10 @@ static uintptr_t site_address(const struct dc_site *s, uintptr_t ret)
 	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
 		uintptr_t a = atomic_load(&s->calls[i].addr);
 
-		if (a && s->kind == DYNCALL_KIND_CALL && a == call)
+		if (a && s->kind != DYNCALL_KIND_TAIL && a == call)
 			return a;
 	}
-	if (s->kind == DYNCALL_KIND_CALL && dc_in_exec(s->mod, call, ret) &&
+	if (s->kind != DYNCALL_KIND_TAIL && dc_in_exec(s->mod, call, ret) &&
 	    arch_call_before(ret, s->tramp))
 		return call;
 	if (atomic_load(&s->calls[0].addr))

@@ -19,15 +19,18 @@
  * the lock can be taken with trylock, patched at once; otherwise the next
  * run of that call or the next store of the key patches it.  When the
  * slots are full or discovery gave up, the trampoline gets the site's final
- * state.  The call itself always completes through the slow path.
+ * state.  The call itself always completes through the slow path (for a
+ * conditional site that loaded NULL: returns without a call).
  */
 #include "arch/arch.h"
 #include "internal.h"
 
 #define DISC_MAX_FAILURES 8
 
-static int slow_flavor(const struct dc_site *s)
+static int slow_flavor(const struct dc_site *s, uintptr_t loaded)
 {
+	if (s->kind == DYNCALL_KIND_COND && !loaded)
+		return DC_GO_RETURN; /* what the trampoline's NULL test does */
 	return (s->flags & DYNCALL_SITE_RETPOLINE) != 0;
 }
 
@@ -44,13 +47,13 @@ static void patch_site_if_free(struct dc_site *s)
 	dc_unlock(&saved);
 }
 
-int dc_discover(struct dc_site *s, uintptr_t ret)
+int dc_discover(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 {
 	uintptr_t call = ret - ARCH_CALL_LEN;
 	int i;
 
 	if (atomic_load(&s->disc_done))
-		return slow_flavor(s);
+		return slow_flavor(s, loaded);
 	if (!dc_in_exec(s->mod, call, ret) ||
 	    !arch_call_before(ret, s->tramp)) {
 		DC_STAT_ADD(verify_failures, 1);
@@ -59,7 +62,7 @@ int dc_discover(struct dc_site *s, uintptr_t ret)
 			atomic_store(&s->disc_done, true);
 			patch_site_if_free(s);
 		}
-		return slow_flavor(s);
+		return slow_flavor(s, loaded);
 	}
 	for (i = 0; i < DYNCALL_MAX_CALLS; i++) {
 		uintptr_t a = atomic_load(&s->calls[i].addr);
@@ -79,5 +82,5 @@ int dc_discover(struct dc_site *s, uintptr_t ret)
 	if (i >= DYNCALL_MAX_CALLS - 1)
 		atomic_store(&s->disc_done, true); /* slots full */
 	patch_site_if_free(s);
-	return slow_flavor(s);
+	return slow_flavor(s, loaded);
 }

@@ -271,6 +271,8 @@ int dc_miss(const uintptr_t *site_lit, uintptr_t ret, uintptr_t loaded)
 
 	if (!s)
 		return 0;
+	if (s->kind == DYNCALL_KIND_COND && !loaded)
+		return DC_GO_RETURN; /* (its stub tests NULL first: not reached) */
 	retpoline = (s->flags & DYNCALL_SITE_RETPOLINE) != 0;
 	if (dc_cfg.check)
 		dc_check_miss(s, ret, loaded);

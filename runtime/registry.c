@@ -207,7 +207,10 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 	s->tramp = tramp;
 	s->status = DYNCALL_OK;
 	if (e->version != DYNCALL_ABI_VERSION ||
-	    (e->kind != DYNCALL_KIND_CALL && e->kind != DYNCALL_KIND_TAIL) ||
+	    (e->kind != DYNCALL_KIND_CALL && e->kind != DYNCALL_KIND_TAIL &&
+	     (e->kind != DYNCALL_KIND_COND || !ARCH_HAS_COND)) ||
+	    (e->kind == DYNCALL_KIND_COND &&
+	     (e->flags & DYNCALL_SITE_RESOLVED)) ||
 	    !cell) {
 		s->status = DYNCALL_ERR_ABI;
 		return;
@@ -221,7 +224,11 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 	s->slow = arch_tramp_slow(tramp, &retp);
 	if (!s->slow && (e->flags & DYNCALL_SITE_RESOLVED))
 		s->slow = resolved_tramp_slow(m, tramp, &retp, &s->resolved);
-	if (!s->slow) {
+	/* A conditional entry needs the trampoline that returns on NULL (its
+	 * call runs whatever the key holds), and only it has one. */
+	if (!s->slow || (e->kind == DYNCALL_KIND_COND) !=
+			arch_tramp_returns_on_null(s->slow)) {
+		s->slow = 0;
 		s->status = DYNCALL_ERR_BYTES;
 		return;
 	}
@@ -233,7 +240,8 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 	atomic_store(&s->tramp_pt.addr, tramp);
 	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
 		s->calls[i].op = e->kind == DYNCALL_KIND_TAIL ? ARCH_OP_JMP :
-							       ARCH_OP_CALL;
+				 e->kind == DYNCALL_KIND_COND ? ARCH_OP_COND :
+								ARCH_OP_CALL;
 		s->calls[i].cur = tramp;
 		s->calls[i].cur_kind = DC_DEST_SLOW;
 	}
@@ -260,7 +268,7 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 		} else {
 			s->status = DYNCALL_ERR_BYTES; /* trampoline only */
 		}
-	} else if (e->kind == DYNCALL_KIND_CALL && ARCH_HAS_DISCOVERY &&
+	} else if (e->kind != DYNCALL_KIND_TAIL && ARCH_HAS_DISCOVERY &&
 		   !s->resolved) {
 		/* wanted; dc_disc_thunks() makes it.  Not for a RESOLVED
 		 * trampoline: discovering would write it (to the thunk) and

@@ -43,6 +43,14 @@
  *     loaded N misses and calls N through the slow path).
  *   - A jump-to-self write (patch.c) keeps its syncs between its steps in
  *     every phase; only the sync after a batch's last step is dropped.
+ * Conditional sites (DYNCALL_KIND_COND, docs/hooks.md) add one direct
+ * state: "direct to NULL", the call instruction turned into a NOP of its
+ * size.  It is a DIRECT point like a call to O, so the argument above
+ * holds as is: step 1 takes a NOP off (to the slow path or the guard for
+ * N, both of which test the loaded pointer for NULL) and syncs before N is
+ * stored, so no thread runs the NOP once the key holds N; step 3 writes
+ * the NOP after a store of NULL, so a thread that runs it does so while
+ * the key holds NULL (its load moved to the site, as for any FRESH site).
  * A step 1 that fails to take a DIRECT point off O (every writer refused
  * midway) would leave a branch to a value the key will no longer hold: we
  * retry, then refuse the store (DYNCALL_ERR_STUCK, dyncall.h).
@@ -136,9 +144,11 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 		if (direct_ok(s)) {
 			/* NULL (a call would fault either way) or a target
 			 * without the landing pad the site's indirect call
-			 * requires (landing.c): the slow path */
-			direct = v && dc_landing_pad_ok(s, v);
-			if (direct) /* its interim guard (safe mode) */
+			 * requires (landing.c): the slow path.  NULL at a
+			 * conditional site: "direct to NULL", its NOP. */
+			direct = v ? dc_landing_pad_ok(s, v) :
+				     s->kind == DYNCALL_KIND_COND;
+			if (direct && v) /* its interim guard (safe mode) */
 				tg[n++] = v;
 		} else {
 			n = dc_learn_targets(s, v, tg, &entry);
@@ -161,17 +171,21 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 	 * One point: its final destination d (a direct destination out of
 	 * the point's reach goes through a far stub, made on first need and
 	 * shared by the module; none: slow), or in safe mode the interim.
+	 * Direct to NULL (a conditional site): its calls' NOP (d = 0), and
+	 * the trampoline's slow path, whose NULL test is that state's
+	 * equivalent for callers not discovered yet (nop_ok false).
 	 */
-#define PLAN_POINT(pt, at, slowdest)                                         \
+#define PLAN_POINT(pt, at, slowdest, nop_ok)                                 \
 	do {                                                                 \
 		uintptr_t d_ = 0;                                            \
+		bool nop_ = kind == DC_DEST_DIRECT && !v && (nop_ok);        \
 		if (kind == DC_DEST_GUARD)                                   \
 			d_ = guard;                                          \
-		else if (kind == DC_DEST_DIRECT)                             \
+		else if (kind == DC_DEST_DIRECT && v)                        \
 			d_ = arch_branch_reaches((at), v) ? v :              \
 			     (far ? far :                                    \
 			      (far = dc_far_stub(m->lo, m->hi, v, flavor))); \
-		if (!d_)                                                     \
+		if (!d_ && !nop_)                                            \
 			dc_batch_add(b, (pt), (slowdest), DC_DEST_SLOW);     \
 		else if (kind != DC_DEST_DIRECT || !safe)                    \
 			dc_batch_add(b, (pt), d_, kind);                     \
@@ -189,7 +203,7 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 	if (disc_active(s))
 		dc_batch_add(b, &s->tramp_pt, s->disc_thunk, DC_DEST_DISC);
 	else
-		PLAN_POINT(&s->tramp_pt, s->tramp, s->slow);
+		PLAN_POINT(&s->tramp_pt, s->tramp, s->slow, false);
 	/* Discovery fills the slots in order and never clears one: the
 	 * first empty slot ends the list. */
 	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
@@ -199,7 +213,7 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 
 		if (!at)
 			break;
-		PLAN_POINT(p, at, s->tramp);
+		PLAN_POINT(p, at, s->tramp, p->op == ARCH_OP_COND);
 	}
 #undef PLAN_POINT
 }

@@ -47,11 +47,12 @@ struct stub_ent {
 	uintptr_t tg[ARCH_MAX_TARGETS]; /* far: tg[0] is the target      */
 	uintptr_t site; /* per-site stubs; 0: shared; -1: forgotten      */
 	uintptr_t stub;
-	unsigned kind;  /* flavor | KIND_FAR | KIND_MISS_ENTRY            */
+	unsigned kind;  /* flavor | KIND_FAR | KIND_MISS_ENTRY | KIND_COND */
 	unsigned n;     /* targets                                        */
 };
 #define KIND_FAR 0x100
 #define KIND_MISS_ENTRY 0x200
+#define KIND_COND 0x400 /* tests NULL before the miss path          */
 
 static struct region *regions;
 static struct stub_ent *table;
@@ -246,7 +247,7 @@ static uintptr_t stub_get(uintptr_t lo, uintptr_t hi, const uintptr_t *tg,
 {
 	uint8_t buf[ARCH_GUARD_MAX > ARCH_FAR_SIZE ? ARCH_GUARD_MAX :
 						     ARCH_FAR_SIZE];
-	size_t size = kind & KIND_FAR ? ARCH_FAR_SIZE : arch_guard_size(n);
+	size_t size = kind & KIND_FAR ? ARCH_FAR_SIZE : arch_guard_size(n, kind & KIND_COND);
 	struct region *r;
 	uintptr_t at;
 	size_t i;
@@ -276,6 +277,7 @@ static uintptr_t stub_get(uintptr_t lo, uintptr_t hi, const uintptr_t *tg,
 			.miss = kind & KIND_MISS_ENTRY ? ARCH_MISS_ENTRY :
 							 ARCH_MISS_SLOW,
 			.site = s,
+			.cond = (kind & KIND_COND) != 0,
 		};
 
 		arch_emit_guard(buf, at, r->base, &g);
@@ -303,6 +305,8 @@ uintptr_t dc_guard_stub(uintptr_t lo, uintptr_t hi, const uintptr_t *tg,
 	static unsigned last_flavor;
 	unsigned kind = flavor & DC_FLAVOR_RETPOLINE;
 
+	if (site && site->kind == DYNCALL_KIND_COND)
+		kind |= KIND_COND;
 	if (n > ARCH_MAX_TARGETS)
 		n = ARCH_MAX_TARGETS;
 	if (miss_entry)

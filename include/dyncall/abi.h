@@ -58,6 +58,12 @@ enum dyncall_entry_kind {
 	DYNCALL_KIND_KEY = 3,      /* struct dyncall_key_entry                 */
 	DYNCALL_KIND_PROLOGUE = 4, /* reserved: fentry-style patchable prologue */
 	DYNCALL_KIND_POLY = 5,     /* reserved: guarded multi-target site       */
+	/* A conditional site, `if (k) k(...)` through a void key: `call tramp`
+	 * executed unconditionally, the loaded pointer (maybe NULL) in the
+	 * static chain, and a trampoline whose slow path returns when it is
+	 * NULL (below).  The call instruction may be patched to a NOP of its
+	 * size while the key holds NULL (docs/hooks.md).  Never a tail jump. */
+	DYNCALL_KIND_COND = 6,
 };
 
 /* struct dyncall_site_entry.flags */
@@ -116,7 +122,7 @@ struct dyncall_site_entry {
 	int32_t keycell; /* a pointer-sized cell holding the key's address    */
 	int32_t func;    /* start of the function that contains the site      */
 	uint8_t version; /* DYNCALL_ABI_VERSION                               */
-	uint8_t kind;    /* DYNCALL_KIND_CALL or DYNCALL_KIND_TAIL            */
+	uint8_t kind;    /* DYNCALL_KIND_CALL, _TAIL or _COND                 */
 	uint16_t flags;  /* enum dyncall_site_flags                           */
 };
 
@@ -170,6 +176,22 @@ static inline void *dyncall_rel(const int32_t *field)
  *     41 ff e2            jmp *%r10           (no retpoline)
  *     e9 <rel32>          jmp __dyncall_retpoline_r10   (retpoline build)
  *
+ * x86-64 conditional (DYNCALL_KIND_COND) trampoline: the slow path first
+ * returns on a NULL pointer (the site's `if` folded into the trampoline):
+ *     cc cc cc            int3 padding
+ *   tramp:
+ *     e9 <rel32>          jmp slow            <- patched: jmp target/stub
+ *   slow:
+ *     4d 85 d2            test %r10,%r10
+ *     74 03 | 74 05       je 1f
+ *     41 ff e2            jmp *%r10           (no retpoline)
+ *     e9 <rel32>          jmp __dyncall_retpoline_r10   (retpoline build)
+ *   1:
+ *     c3                  ret
+ * and its site, a 5-byte call that the runtime toggles (docs/hooks.md):
+ *     e8 <rel32>          call tramp | target | stub      (set)
+ *     0f 1f 44 00 00      nopl 0x0(%rax,%rax,1)           (key NULL)
+ *
  * aarch64 (static chain x18), entry 4-byte aligned:
  *   tramp:
  *     14000001            b slow              <- patched: b target/stub
@@ -185,6 +207,7 @@ static inline void *dyncall_rel(const int32_t *field)
  *     7d6c5b78            mr r12, r11         (global entry wants r12)
  *     4e800420            bctr
  */
+#define DYNCALL_X86_64_NOP5 "\x0f\x1f\x44\x00\x00" /* a COND site, unset */
 #define DYNCALL_X86_64_TRAMP_PAD 3
 #define DYNCALL_X86_64_TRAMP_ALIGN 8
 

@@ -341,6 +341,7 @@ def _resolvable(img: Image, be: Any, cols: SiteColumns, site: np.ndarray, opts: 
     """relax._resolvable and the checks of relax._resolve, per entry."""
     hooks, kf, fl, tg = cols.hooks, cols.key_flags, cols.flags, cols.target
     can = (fl & abi.DYNCALL_SITE_RESOLVED == 0) & (tg != 0)
+    can &= cols.kind != abi.DYNCALL_KIND_COND  # relax._resolvable
     can &= (fl & abi.DYNCALL_SITE_TYPE_KEY == 0) & (kf & abi.DYNCALL_KEY_TYPE == 0)
     const = kf & abi.DYNCALL_KEY_CONST != 0
     init = (kf & abi.DYNCALL_KEY_ESCAPES == 0) & (fl & abi.DYNCALL_SITE_FRESH != 0)

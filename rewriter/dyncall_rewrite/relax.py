@@ -622,6 +622,8 @@ def _resolvable(info: SiteInfo, opts: RelaxOptions) -> bool:
     e = info.entry
     if info.target is None or info.key is None:
         return False
+    if e.kind == abi.DYNCALL_KIND_COND:
+        return False  # the runtime keeps a conditional site's NOP/call (docs/hooks.md)
     if e.flags & abi.DYNCALL_SITE_TYPE_KEY or info.key_flags & abi.DYNCALL_KEY_TYPE:
         return False
     if info.key_flags & abi.DYNCALL_KEY_CONST:

@@ -96,13 +96,18 @@ def version(ctx: SiteContext, info: SiteInfo) -> None:
 @RULES.rule(
     "DC003",
     stage="site-fields",
+    # (conditional entries are judged one by one: rare, and arch-dependent)
     columns=lambda c: (c.kind == abi.DYNCALL_KIND_CALL) | (c.kind == abi.DYNCALL_KIND_TAIL),
 )
 def kind(ctx: SiteContext, info: SiteInfo) -> None:
     e = info.entry
+    if e.kind == abi.DYNCALL_KIND_COND and ctx.backend.has_cond:
+        return
     if e.kind not in (abi.DYNCALL_KIND_CALL, abi.DYNCALL_KIND_TAIL):
         kn = abi.KIND_NAMES.get(e.kind)
         why = f"reserved kind {e.kind} ({kn})" if kn else f"unknown kind {e.kind}"
+        if e.kind == abi.DYNCALL_KIND_COND:
+            why = f"kind {e.kind} (cond), which {ctx.backend.name} has no conditional sites for"
         ctx.err("DC003", e.addr, f"{_where(info)} has {why}; expected 1 (call) or 2 (tail)", info)
 
 
@@ -158,17 +163,37 @@ def tramp_exec(ctx: SiteContext, info: SiteInfo) -> bool:
     return True
 
 
+def _kind_name(kind: int) -> str:
+    return abi.KIND_NAMES.get(kind, str(kind))
+
+
 @RULES.rule(
-    "DC011", "DC012", "DC013", "DC014", "DC017", "DC053", stage="trampoline", columns=lambda c: c.tc.ok
+    "DC011",
+    "DC012",
+    "DC013",
+    "DC014",
+    "DC017",
+    "DC053",
+    stage="trampoline",
+    columns=lambda c: c.tc.ok & (c.kind != abi.DYNCALL_KIND_COND),
 )
 def tramp_bytes(ctx: SiteContext, info: SiteInfo) -> None:
     """The trampoline is exactly the ABI's bytes (the backend says which
     part is not: alignment DC011, padding DC012, slow path DC013, branch
     DC014; ppc64le: the branch the suffix of a prefixed instruction DC017,
-    onto a global entry DC053)."""
+    onto a global entry DC053); a conditional entry's trampoline, and only
+    its, returns on a null chain (DC013)."""
     assert info.tramp is not None
     for code, msg in info.tramp.problems:
         ctx.err(code, info.entry.tramp, msg, info)
+    if (info.entry.kind == abi.DYNCALL_KIND_COND) != info.tramp.cond:
+        which = "has no null test" if info.tramp.cond is False else "has the null test of a conditional site"
+        ctx.err(
+            "DC013",
+            info.entry.tramp + ctx.backend.site_size,
+            f"the slow path of a {_kind_name(info.entry.kind)} entry's trampoline {which}",
+            info,
+        )
 
 
 @RULES.rule("DC016", stage="trampoline", columns=lambda c: (c.flags & RETP == 0) | (c.tc.retpoline != 0))

@@ -195,6 +195,13 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
  *   slow:   aa1203f0   mov x16, x18
  *           d61f0200   br x16
  */
+/* No conditional trampolines on this arch yet (ARCH_HAS_COND 0). */
+bool arch_tramp_returns_on_null(uintptr_t slow)
+{
+	(void)slow;
+	return false;
+}
+
 uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
 {
 	*retpoline = false;
@@ -252,8 +259,9 @@ static size_t guard_lit(unsigned n)
 	return (n * GUARD_PER_TARGET + GUARD_MISS + 7) & ~(size_t)7;
 }
 
-size_t arch_guard_size(unsigned n)
+size_t arch_guard_size(unsigned n, bool cond)
 {
+	(void)cond; /* no conditional sites here yet */
 	return (guard_lit(n) + 8 * (n + 1) + 15) & ~(size_t)15;
 }
 
@@ -306,7 +314,7 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 	for (unsigned i = 0; i < g->ntargets; i++)
 		put64(&e, g->targets[i]);
 	put64(&e, g->site);
-	pad_to(&e, arch_guard_size(g->ntargets));
+	pad_to(&e, arch_guard_size(g->ntargets, g->cond));
 	return e.n;
 }
 

@@ -66,6 +66,9 @@
 #define ARCH_FENTRY_NEAR_SIZE 0 /* no code near the entry needed */
 #define ARCH_FENTRY_NEAR_SHARED 0
 #endif
+#ifndef ARCH_HAS_COND
+#define ARCH_HAS_COND 0 /* conditional (DYNCALL_KIND_COND) sites patched */
+#endif
 #ifndef ARCH_HAS_DISCOVERY
 #define ARCH_HAS_DISCOVERY 1 /* Clang CALL sites are discovered at run time */
 #endif
@@ -74,6 +77,10 @@
 enum arch_op {
 	ARCH_OP_CALL = 1, /* a call whose return address matters */
 	ARCH_OP_JMP = 2,  /* a jump (trampoline branch, tail site) */
+	/* The call of a conditional site (ARCH_HAS_COND): a call, or a NOP of
+	 * the call's size, which arch_branch_read() reports and
+	 * arch_branch_plan() takes as destination 0. */
+	ARCH_OP_COND = 3,
 };
 
 /* One store of a branch write.  `atomic` stores are done as a single
@@ -104,6 +111,11 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
  * path is a retpoline rather than an indirect branch. */
 uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline);
 
+/* Does the slow path at `slow` start with the conditional trampoline's
+ * NULL test (return when the static chain is NULL, abi.h)?  Then
+ * arch_tramp_slow() returned `slow` for a DYNCALL_KIND_COND trampoline. */
+bool arch_tramp_returns_on_null(uintptr_t slow);
+
 /* The call instruction that returns to `ret`, if it is a direct call to
  * `tramp` (the discovery proof); the caller has checked that
  * [ret - ARCH_CALL_LEN, ret) is in the module's executable segment. */
@@ -124,6 +136,8 @@ struct arch_guard {
 	unsigned flavor;          /* enum dc_stub_flavor (RETPOLINE)        */
 	enum arch_miss miss;
 	uintptr_t site;           /* the struct dc_site, for dc_miss        */
+	bool cond;                /* a conditional site's stub: a NULL
+				   * pointer returns before the miss path  */
 };
 
 /* Generated code.  `at` is where the bytes will live, `region` the base of
@@ -132,7 +146,8 @@ struct arch_guard {
  * ARCH_FAR_SIZE for a far stub, ARCH_THUNK_SIZE for a discovery thunk,
  * ARCH_REGION_HEADER for the header). */
 size_t arch_emit_region_header(uint8_t *buf, uintptr_t at);
-size_t arch_guard_size(unsigned ntargets); /* <= ARCH_GUARD_MAX */
+/* cond: the stub of a conditional site (struct arch_guard.cond) */
+size_t arch_guard_size(unsigned ntargets, bool cond); /* <= ARCH_GUARD_MAX */
 size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		       const struct arch_guard *g);
 size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,

@@ -14,7 +14,9 @@
  * pointer), call the C handler with a 16-byte aligned stack, restore, drop
  * the pushed word and continue to the slow path, the loaded pointer in
  * %r10, so the call completes as if nothing happened.  The handler's
- * return value chooses the slow path: 0 jmp *%r10, else a retpoline.
+ * return value chooses the slow path: 0 jmp *%r10, 1 a retpoline, 2 a
+ * return to the site's caller without a call (a conditional site that
+ * loaded NULL: what its trampoline's slow path does, abi.h).
  */
 	.text
 
@@ -68,7 +70,10 @@
 	mov	%rbp, %rsp
 	pop	%rbp
 	lea	8(%rsp), %rsp		/* drop the pushed word, keep flags */
-	test	%r11d, %r11d
+	cmp	$2, %r11d
+	jne	4f
+	ret				/* conditional site, NULL: no call */
+4:	test	%r11d, %r11d
 	jnz	1f
 	jmp	*%r10
 1:	call	3f			/* retpoline on %r10 */
@@ -88,6 +93,7 @@ dc_x86_64_discover_entry:
 	SAVE
 	mov	8(%rbp), %rdi		/* site */
 	mov	16(%rbp), %rsi		/* return address of the call */
+	mov	%r10, %rdx		/* the pointer the site loaded */
 	call	dc_discover
 	RESTORE_AND_GO
 	.size	dc_x86_64_discover_entry, . - dc_x86_64_discover_entry

@@ -21,6 +21,9 @@ static const uint8_t JMP_RIP[] = { 0xff, 0x25 };           /* jmp *d32(%rip)    
 static const uint8_t MOV_RIP_R11[] = { 0x4c, 0x8b, 0x1d }; /* mov d32(%rip),%r11 */
 static const uint8_t LEA_RIP_R11[] = { 0x4c, 0x8d, 0x1d }; /* lea d32(%rip),%r11 */
 static const uint8_t JMP_R10[] = { 0x41, 0xff, 0xe2 };     /* jmp *%r10          */
+static const uint8_t TEST_R10[] = { 0x4d, 0x85, 0xd2 };    /* test %r10,%r10     */
+static const uint8_t NOP5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 }; /* nopl 0(%rax,%rax) */
+#define OP_JE8 0x74         /* je rel8                             */
 static const uint8_t MOVABS_R11[] = { 0x49, 0xbb };        /* movabs $i64,%r11   */
 static const uint8_t PUSH_R11[] = { 0x41, 0x53 };          /* push %r11          */
 static const uint8_t PAUSE[] = { 0xf3, 0x90 };             /* pause              */
@@ -44,9 +47,11 @@ static const uint8_t MOV_R11_RSP[] = { 0x4c, 0x89, 0x1c, 0x24 }; /* mov %r11,(%r
 /* Guard stub layout: code, then at guard_lit(n) the n target literals and
  * the site literal.  The code of one target is at most GUARD_PER_TARGET
  * bytes (cmp 7 + jne 2 + the far retpoline form 12), the miss path at most
- * GUARD_MISS (lea 7 + jmp 5). */
+ * GUARD_MISS (lea 7 + jmp 5), after GUARD_NULL_TEST (test 3 + jne 2 + ret 1)
+ * in the stub of a conditional site. */
 #define GUARD_PER_TARGET 21
 #define GUARD_MISS 12
+#define GUARD_NULL_TEST 6 /* a conditional site's stub, before its miss path */
 
 /* In x86_64.S. */
 void dc_x86_64_discover_entry(void) DC_HIDDEN;
@@ -72,7 +77,11 @@ bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest)
 	const uint8_t *p = (const uint8_t *)at;
 	int32_t d;
 
-	if (p[0] != (op == ARCH_OP_CALL ? OP_CALL32 : OP_JMP32))
+	if (op == ARCH_OP_COND && !memcmp(p, NOP5, sizeof(NOP5))) {
+		*dest = 0;
+		return true;
+	}
+	if (p[0] != (op == ARCH_OP_JMP ? OP_JMP32 : OP_CALL32))
 		return false;
 	memcpy(&d, p + 1, 4);
 	*dest = at + ARCH_BRANCH_LEN + (intptr_t)d;
@@ -102,16 +111,73 @@ static bool same_qword(uintptr_t a, uintptr_t b)
  *   3. atomic store  e8|e9 n0        (the new instruction appears whole)
  *      -- sync cores (by the caller, as after every batch) --
  */
+/*
+ * A conditional site's call turned into its NOP or back (dest 0 = NOP):
+ *
+ *   set:     e8 r0 r1 r2 r3         call tramp|target|stub
+ *   unset:   0f 1f 44 00 00         nopl 0x0(%rax,%rax,1)
+ *
+ * Every byte may change.  When the five bytes lie in one aligned quadword
+ * (the pass cannot align a Clang call, so about half of them do):
+ *   1. one atomic store of the quadword holding them.
+ * Otherwise the jump-to-self of the call case, over all five bytes:
+ *   1. atomic store  eb fe           (jmp .: arriving threads spin)
+ *      -- sync cores --
+ *   2. plain stores  bytes 2..4 of the new instruction
+ *      -- sync cores --
+ *   3. atomic store  bytes 0..1 of the new instruction
+ * A thread never executes a mix of the two: it runs the old instruction,
+ * spins on `jmp .`, or runs the new one.
+ */
+static int cond_plan(uintptr_t at, uintptr_t cur, uintptr_t want,
+		     struct arch_step steps[ARCH_MAX_STEPS])
+{
+	uint8_t nb[5];
+
+	(void)cur;
+	if (want) {
+		int64_t n = rel(at + ARCH_BRANCH_LEN, want);
+		int32_t n32 = (int32_t)n;
+
+		if (!fits32(n))
+			return DYNCALL_ERR_RANGE;
+		nb[0] = OP_CALL32;
+		memcpy(nb + 1, &n32, 4);
+	} else {
+		memcpy(nb, NOP5, sizeof(NOP5));
+	}
+	if (same_qword(at, at + 4)) {
+		steps[0] = (struct arch_step){ .addr = at, .len = 5,
+					       .atomic = true };
+		memcpy(steps[0].bytes, nb, 5);
+		return 1;
+	}
+	if (!same_qword(at, at + 1))
+		return DYNCALL_ERR_ALIGN;
+	steps[0] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
+				       .bytes = { OP_JMP8, REL8_SELF } };
+	steps[1] = (struct arch_step){ .addr = at + 2, .len = 3,
+				       .atomic = false,
+				       .bytes = { nb[2], nb[3], nb[4] } };
+	steps[2] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
+				       .bytes = { nb[0], nb[1] } };
+	return 3;
+}
+
 int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
 		     uintptr_t want, struct arch_step steps[ARCH_MAX_STEPS])
 {
-	uint8_t opc = op == ARCH_OP_CALL ? OP_CALL32 : OP_JMP32;
+	uint8_t opc = op == ARCH_OP_JMP ? OP_JMP32 : OP_CALL32;
 	int64_t o = rel(at + ARCH_BRANCH_LEN, cur);
 	int64_t n = rel(at + ARCH_BRANCH_LEN, want);
 	uint8_t ob[4], nb[4];
 	int32_t o32 = (int32_t)o, n32 = (int32_t)n;
 	int first = -1, last = -1;
 
+	if (op == ARCH_OP_COND && cur == want)
+		return 0;
+	if (op == ARCH_OP_COND && (!cur || !want))
+		return cond_plan(at, cur, want, steps);
 	if (!fits32(n))
 		return DYNCALL_ERR_RANGE;
 	if (n32 == o32)
@@ -161,6 +227,29 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
  *   slow:   41 ff e2         jmp *%r10
  *      or:  e9 <rel32>       jmp __dyncall_retpoline_r10
  */
+/*
+ * A conditional trampoline's slow path (abi.h) starts with the NULL test:
+ *   slow:   4d 85 d2         test %r10,%r10
+ *           74 03 | 74 05    je 1f           (over the branch below)
+ *           41 ff e2 | e9 <rel32>
+ *   1:      c3               ret
+ */
+#define COND_TEST_LEN 5 /* test + je */
+bool arch_tramp_returns_on_null(uintptr_t slow)
+{
+	const uint8_t *s = (const uint8_t *)slow;
+	uint8_t skip;
+
+	if (memcmp(s, TEST_R10, sizeof(TEST_R10)) || s[3] != OP_JE8)
+		return false;
+	skip = s[4];
+	if (skip == sizeof(JMP_R10))
+		return !memcmp(s + COND_TEST_LEN, JMP_R10, sizeof(JMP_R10)) &&
+		       s[COND_TEST_LEN + skip] == OP_RET;
+	return skip == ARCH_BRANCH_LEN && s[COND_TEST_LEN] == OP_JMP32 &&
+	       s[COND_TEST_LEN + skip] == OP_RET;
+}
+
 uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
 {
 	const uint8_t *s = (const uint8_t *)tramp + ARCH_BRANCH_LEN;
@@ -169,6 +258,8 @@ uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
 	if (!arch_branch_read(tramp, ARCH_OP_JMP, &dest) ||
 	    dest != tramp + ARCH_BRANCH_LEN)
 		return 0;
+	if (arch_tramp_returns_on_null(dest))
+		s += COND_TEST_LEN;
 	if (!memcmp(s, JMP_R10, sizeof(JMP_R10))) {
 		*retpoline = false;
 		return dest;
@@ -321,14 +412,15 @@ static void put_jump_to(struct emit *e, uintptr_t region, uintptr_t target,
 	}
 }
 
-static size_t guard_lit(unsigned n)
+static size_t guard_lit(unsigned n, bool cond)
 {
-	return (n * GUARD_PER_TARGET + GUARD_MISS + 7) & ~(size_t)7;
+	return (n * GUARD_PER_TARGET + (cond ? GUARD_NULL_TEST : 0) +
+		GUARD_MISS + 7) & ~(size_t)7;
 }
 
-size_t arch_guard_size(unsigned n)
+size_t arch_guard_size(unsigned n, bool cond)
 {
-	return (guard_lit(n) + 8 * (n + 1) + 15) & ~(size_t)15;
+	return (guard_lit(n, cond) + 8 * (n + 1) + 15) & ~(size_t)15;
 }
 
 /*
@@ -339,7 +431,10 @@ size_t arch_guard_size(unsigned n)
  *     jmp T1                     e9 <rel32> | far form (put_jump_to)
  * 1:  ...                        the same for T2..Tn
  *   miss:
- *     jmp *%r10                  41 ff e2           (ARCH_MISS_SLOW, plain)
+ *     test %r10,%r10             4d 85 d2           (conditional site only:
+ *     jne 2f                     75 01               a NULL pointer returns,
+ *     ret                        c3                  as its trampoline would)
+ * 2:  jmp *%r10                  41 ff e2           (ARCH_MISS_SLOW, plain)
  *     jmp retpoline_r10          e9 <rel32>         (ARCH_MISS_SLOW, RETPOLINE)
  *     lea lit_site(%rip),%r11    4c 8d 1d <d32>     (ARCH_MISS_ENTRY:
  *     jmp miss_{plain,retp}      e9 <rel32>          dc_miss, then slow)
@@ -352,7 +447,7 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		       const struct arch_guard *g)
 {
 	struct emit e = { buf, at, 0 };
-	uintptr_t lit = at + guard_lit(g->ntargets);
+	uintptr_t lit = at + guard_lit(g->ntargets, g->cond);
 
 	for (unsigned i = 0; i < g->ntargets; i++) {
 		size_t jne;
@@ -364,6 +459,12 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		put_jump_to(&e, region, g->targets[i], lit + 8 * i, g->flavor);
 		buf[jne] = (uint8_t)(e.n - jne - 1);
 	}
+	if (g->cond) {
+		put(&e, TEST_R10, sizeof(TEST_R10));
+		put8(&e, OP_JNE8);
+		put8(&e, 1);
+		put8(&e, OP_RET);
+	}
 	if (g->miss == ARCH_MISS_ENTRY) {
 		put_rip(&e, LEA_RIP_R11, sizeof(LEA_RIP_R11),
 			lit + 8 * g->ntargets);
@@ -374,11 +475,11 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 	} else {
 		put(&e, JMP_R10, sizeof(JMP_R10));
 	}
-	pad_to(&e, guard_lit(g->ntargets));
+	pad_to(&e, guard_lit(g->ntargets, g->cond));
 	for (unsigned i = 0; i < g->ntargets; i++)
 		put64(&e, g->targets[i]);
 	put64(&e, g->site);
-	pad_to(&e, arch_guard_size(g->ntargets));
+	pad_to(&e, arch_guard_size(g->ntargets, g->cond));
 	return e.n;
 }
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dyncall_rewrite import abi
 from dyncall_rewrite.errors import UnknownMachineError
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class Trampoline:
     slow: str | None  # "plain", "retpoline" or None (unrecognised)
     slow_target: int | None  # retpoline thunk reached by the slow path
     problems: list[tuple[str, str]]
+    cond: bool = False  # the slow path returns on a null chain (DYNCALL_KIND_COND)
 
 
 # A decoded instruction: (disassembler instruction id, address, size); in a
@@ -223,8 +225,9 @@ class ColumnHooks(ABC):
         CodeFacts.insns), None unless they cover it exactly."""
 
     def site_ops(self, kind: np.ndarray) -> np.ndarray:
-        """Backend.site_op(kind) of each entry, as op codes (1 call, 2 jmp)."""
-        return kind
+        """Backend.site_op(kind) of each entry, as op codes (1 call, 2 jmp;
+        a conditional site is a call)."""
+        return np.where(kind == abi.DYNCALL_KIND_TAIL, 2, 1)
 
     @abstractmethod
     def encode_branches(
@@ -259,6 +262,9 @@ class Backend(ABC):
     # resolve it)?  ppc64le: no, only the trampoline's branch (the site's
     # `bl` goes through the linker's TOC-save stub).
     patches_sites: bool = True
+    # Conditional sites (DYNCALL_KIND_COND, docs/hooks.md): their trampoline
+    # and run-time NOP exist for this arch (x86-64 only so far).
+    has_cond: bool = False
     # Is a const key's link-time target that the trampoline's branch cannot
     # reach an error (DC050)?  x86-64: yes (one image, rel32).  aarch64 and
     # ppc64le: no, the runtime goes through a far stub; only a RESOLVED
@@ -276,8 +282,8 @@ class Backend(ABC):
 
     def site_op(self, kind: int) -> str:
         """The site instruction ("call"/"jmp") of an entry of ``kind``
-        (1 call, 2 tail)."""
-        return "call" if kind == 1 else "jmp"
+        (1 call, 2 tail, 6 cond: a call)."""
+        return "jmp" if kind == abi.DYNCALL_KIND_TAIL else "call"
 
     def resolve_problem(self, at: int, target: int) -> str | None:
         """Why the patchable branch at ``at`` cannot go directly to the

@@ -8,6 +8,14 @@ rel32 of the patchable branch is 4-byte aligned inside one quadword::
     slow:   41 ff e2          jmp *%r10                    (plain)
             e9 <rel32>        jmp __dyncall_retpoline_r10  (retpoline)
 
+A conditional site's trampoline (DYNCALL_KIND_COND, docs/hooks.md) puts a
+null test in front of that slow path::
+
+    slow:   4d 85 d2          test %r10,%r10
+            74 03 | 74 05     je 1f
+            41 ff e2 | e9 <rel32>
+    1:      c3                ret
+
 A site is ``e8 <rel32>`` (call) or ``e9 <rel32>`` (tail jmp) to its
 trampoline.  Compiler-labelled (GCC) sites are preceded by NOP padding that
 puts the rel32 on a 4-byte boundary, so the runtime retargets them with one
@@ -37,6 +45,7 @@ from dyncall_rewrite.arch.x86_64.enc import (
     BRANCH_SIZE,
     CANONICAL_NOPS,
     CHUNK,
+    COND_TEST,
     DECODE_BIAS,
     ENDBR64,
     INSN_SIZE,
@@ -44,6 +53,7 @@ from dyncall_rewrite.arch.x86_64.enc import (
     OP_CALL_REL32,
     OP_JMP_REL32,
     OP_NOP,
+    OP_RET,
     OPSTR_OFF,
     PROLOGUE_ENTRY,
     PROLOGUE_ENTRY_FORMS,
@@ -87,6 +97,7 @@ class X86_64(Backend):
     name = "x86_64"
     site_size = BRANCH_SIZE
     tramp_pad = len(TRAMP_PAD)
+    has_cond = True
 
     def __init__(self, image: Image) -> None:
         super().__init__(image)
@@ -121,6 +132,9 @@ class X86_64(Backend):
             return t
         t.branch_target = addr + BRANCH_SIZE + _I32.unpack_from(b, 1)[0]
         slow = addr + BRANCH_SIZE
+        cond = img.read(addr, 16) or img.read(addr, 14)
+        if cond is not None and cond[5 : 5 + len(COND_TEST)] == COND_TEST:
+            return self._read_cond_trampoline(t, cond, retpoline_thunk)
         if b[5:8] == SLOW_PLAIN:
             t.slow, t.size = "plain", 8
         elif len(b) >= 10 and b[5] == OP_JMP_REL32:
@@ -143,6 +157,32 @@ class X86_64(Backend):
                     f"slow path is `{self.describe(slow)}`, not `jmp *%r10` or `jmp __dyncall_retpoline_r10`",
                 )
             )
+        return t
+
+    def _read_cond_trampoline(self, t: Trampoline, b: bytes, retpoline_thunk: int | None) -> Trampoline:
+        """The slow path of a conditional trampoline: the null test, then
+        the plain or retpoline branch, then `ret` (``b``: from the entry)."""
+        t.cond = True
+        n = BRANCH_SIZE + len(COND_TEST) + 1  # the branch after test; je
+        skip = b[n - 1]
+        if skip == len(SLOW_PLAIN) and b[n : n + 3] == SLOW_PLAIN and b[n + 3] == OP_RET:
+            t.slow, t.size = "plain", n + 4
+            return t
+        if skip == BRANCH_SIZE and len(b) >= n + 6 and b[n] == OP_JMP_REL32 and b[n + 5] == OP_RET:
+            t.slow, t.size = "retpoline", n + 6
+            t.slow_target = t.addr + n + BRANCH_SIZE + _I32.unpack_from(b, n + 1)[0]
+            if retpoline_thunk is not None and t.slow_target != retpoline_thunk:
+                t.problems.append(
+                    ("DC013", f"slow path jumps to 0x{t.slow_target:x}, not to __dyncall_retpoline_r10")
+                )
+            return t
+        t.problems.append(
+            (
+                "DC013",
+                "conditional slow path is not `test %r10,%r10; je 1f; jmp *%r10 | jmp"
+                " __dyncall_retpoline_r10; 1: ret`",
+            )
+        )
         return t
 
     def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:

@@ -14,6 +14,9 @@ OP_INT3 = 0xCC  # int3
 OP_NOP = 0x90  # nop
 TRAMP_PAD = b"\xcc\xcc\xcc"  # int3 x3 before the entry
 SLOW_PLAIN = b"\x41\xff\xe2"  # jmp *%r10
+# A conditional trampoline's slow path starts with: test %r10,%r10; je
+COND_TEST = b"\x4d\x85\xd2\x74"
+OP_RET = 0xC3  # ret
 TRAMP_ALIGN = 8
 TRAMP_ENTRY_MOD = 3  # entry at 8k+3: rel32 at 8k+4
 BRANCH_SIZE = 5  # e8/e9 + rel32
