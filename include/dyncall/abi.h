@@ -5,7 +5,9 @@
  * this header is the normative part.  C and C++, no dependencies, usable from
  * the runtime, the GCC plugin, the LLVM pass (C++) and, through
  * rewriter/dyncall_rewrite/abi.py which is checked against it by the test
- * suite, from Python.
+ * suite (rewriter/tests/test_abi.py), from Python.  The assembly the plugins
+ * emit around these tables (trampolines, thunk, module constructor) and the
+ * names they agree on besides these are in <dyncall/abi-asm.h>.
  *
  * A *key* is an object holding a function pointer that was declared with
  * __attribute__((dynamic_call)) (a variable key), or the descriptor that
