@@ -33,9 +33,11 @@
 #define DYNCALL_ABI_VERSION 1
 
 /* Section names.  Both are valid C identifiers so the linker defines
- * __start_<name>/__stop_<name>.  Site entries are emitted per function with
- * SHF_LINK_ORDER pointing at the function's section (they live and die with
- * the function under --gc-sections); key entries are SHF_GNU_RETAIN. */
+ * __start_<name>/__stop_<name>.  The GCC plugin emits site entries per
+ * function with SHF_LINK_ORDER pointing at the function's section (they live
+ * and die with the function under --gc-sections); the Clang pass emits one
+ * array per module (docs/abi.md, "The tables").  Key entries are
+ * SHF_GNU_RETAIN. */
 #define DYNCALL_SITES_SECTION "__dyncall_sites"
 #define DYNCALL_KEYS_SECTION "__dyncall_keys"
 
