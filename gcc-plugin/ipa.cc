@@ -12,7 +12,7 @@ static void emit_key_cell(dyncall_key &k)
 	SET_DECL_ALIGN(decl, 64);
 	DECL_INITIAL(decl) =
 		fold_convert(ptr_type_node, build_fold_addr_expr(k.target));
-	set_decl_section_name(decl, KEYCELL_SECTION);
+	set_decl_section_name(decl, DYNCALL_KEYCELL_SECTION);
 	set_internal_linkage(decl, false);
 	varpool_node::finalize_decl(decl);
 	keep(decl);
@@ -37,15 +37,14 @@ static void emit_retpoline(std::string &out)
 	/* Once per assembler file (LTO concatenates the units' asm). */
 	asm_printf(out, "\t.ifndef .Ldyncall_have_retpoline\n"
 			"\t.set .Ldyncall_have_retpoline, 1\n");
-	emit_function_header(out, DYNCALL_RETPOLINE_THUNK,
-			     ".text." DYNCALL_RETPOLINE_THUNK,
-			     DYNCALL_RETPOLINE_THUNK);
-	asm_printf(out, "\tcall 1f\n"
-			"2:\n\tpause\n\tlfence\n\tjmp 2b\n"
-			"1:\n\tmov %%r10, (%%rsp)\n\tret\n"
-			"\t.size " DYNCALL_RETPOLINE_THUNK
-			", . - " DYNCALL_RETPOLINE_THUNK "\n"
-			"\t.popsection\n\t.endif\n");
+	asm_printf(out,
+		   "\t.pushsection .text.%s,\"axG\",@progbits,%s,comdat\n%s",
+		   DYNCALL_RETPOLINE_THUNK, DYNCALL_RETPOLINE_THUNK,
+		   DYNCALL_ASM_X86_64_RETPOLINE_ALIGN);
+	emit_symbol_header(out, DYNCALL_RETPOLINE_THUNK);
+	asm_printf(out, "%s", DYNCALL_ASM_X86_64_RETPOLINE_BODY);
+	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n\t.endif\n",
+		   DYNCALL_RETPOLINE_THUNK, DYNCALL_RETPOLINE_THUNK);
 }
 
 static void emit_module_function(std::string &out, const char *name,
@@ -76,9 +75,9 @@ static void emit_module_ctor_dtor(std::string &out)
 	};
 	for (const char *s : syms)
 		asm_printf(out, "\t.weak %s\n\t.hidden %s\n", s, s);
-	emit_module_function(out, MODULE_CTOR, DYNCALL_REGISTER_FN,
+	emit_module_function(out, DYNCALL_MODULE_CTOR, DYNCALL_REGISTER_FN,
 			     ".init_array");
-	emit_module_function(out, MODULE_DTOR, DYNCALL_UNREGISTER_FN,
+	emit_module_function(out, DYNCALL_MODULE_DTOR, DYNCALL_UNREGISTER_FN,
 			     ".fini_array");
 	asm_printf(out, "\t.endif\n");
 }
@@ -109,7 +108,7 @@ static void emit_key_entry(std::string &out, const dyncall_key &k, unsigned idx)
 		   "\t.long %s - .\n"
 		   "\t.long .Ldyncall_name.%s.%u - .\n"
 		   "\t.byte %d, %d\n\t.short %u\n\t.long 0\n"
-		   "\t.section .rodata.__dyncall_names,\"a\",@progbits\n"
+		   "\t.section " DYNCALL_NAMES_SECTION ",\"a\",@progbits\n"
 		   ".Ldyncall_name.%s.%u:\n\t.string %s\n"
 		   "\t.popsection\n",
 		   k.cell.c_str(), unit_id, idx, DYNCALL_ABI_VERSION,

@@ -47,20 +47,16 @@
 #define DYNCALL_GCC_PLUGIN_H
 
 #include "gcc-compat.h"
-#include "dyncall/abi.h"
+#include "dyncall/abi-asm.h"
 
 /* Internal attribute names (a space makes them unspellable in source). */
 #define ATTR_KEY_NAME "dyncall key name" /* ("source name") on keys */
 #define ATTR_SITE "dyncall site" /* ("keycell", flags) on trampolines */
 #define ATTR_WP_SITE "dyncall wp site" /* on whole-program trampolines */
 
-#define KEYCELL_SECTION ".data.rel.ro"
-#define TRAMP_SECTION ".text.__dyncall_tramp"
+/* Local labels of the plugin's own (never seen outside the object). */
 #define SITE_LABEL_PREFIX ".Ldyncall_site"
 #define FUNC_LABEL_PREFIX ".Ldyncall_func"
-#define RUNTIME_API_PREFIX "dyncall_" /* include/dyncall.h */
-#define MODULE_CTOR "__dyncall_module_ctor"
-#define MODULE_DTOR "__dyncall_module_dtor"
 
 /* plugin.cc: the plugin's state and arguments. */
 extern const char *plugin_name;
@@ -124,8 +120,9 @@ void ppc64le_register_call(std::string &out, const char *name,
 			   const char *callee);
 
 /*
- * The bounds of the two sections, weak hidden, always loaded from the GOT
- * (as the Clang pass does): a unit with keys but no site, or a link whose
+ * The module constructor loads the bounds of the two sections
+ * (DYNCALL_SITES_START ... in abi-asm.h), weak hidden, from the GOT (as the
+ * Clang pass does): a unit with keys but no site, or a link whose
  * --gc-sections dropped every site, has no __dyncall_sites section, and an
  * undefined weak symbol is 0 only through the GOT.  Addressed PC- or
  * TOC-relative it cannot be linked into a PIE or shared object on x86-64
@@ -133,10 +130,6 @@ void ppc64le_register_call(std::string &out, const char *name,
  * the load base on aarch64 and ppc64le.  The linker relaxes the load back
  * to an address computation when the symbol is defined.
  */
-#define SITES_START "__start_" DYNCALL_SITES_SECTION
-#define SITES_STOP "__stop_" DYNCALL_SITES_SECTION
-#define KEYS_START "__start_" DYNCALL_KEYS_SECTION
-#define KEYS_STOP "__stop_" DYNCALL_KEYS_SECTION
 
 /* prologue.cc: ppc64le's patchable entry NOP (-fplugin-arg-<name>-prologues,
  * __attribute__((dyncall_patchable))); install_entry_nop() is false after

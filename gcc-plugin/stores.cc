@@ -184,6 +184,7 @@ bool is_runtime_api_call(gimple *stmt)
 	tree fn = is_gimple_call(stmt) ? gimple_call_fndecl(stmt) : NULL_TREE;
 
 	return fn && DECL_NAME(fn) && TREE_PUBLIC(fn) &&
-	       strncmp(IDENTIFIER_POINTER(DECL_NAME(fn)), RUNTIME_API_PREFIX,
-		       strlen(RUNTIME_API_PREFIX)) == 0;
+	       strncmp(IDENTIFIER_POINTER(DECL_NAME(fn)),
+		       DYNCALL_RUNTIME_API_PREFIX,
+		       strlen(DYNCALL_RUNTIME_API_PREFIX)) == 0;
 }

@@ -3,9 +3,15 @@
 // Part of dyncall. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
+//
+// The instruction text comes from include/dyncall/abi-asm.h, shared with the
+// GCC plugin (gcc-plugin/arch-*.cc) and the test generators; only the lines
+// that name the symbol are written here.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Trampolines.h"
-#include "dyncall/abi.h"
+#include "dyncall/abi-asm.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
@@ -13,67 +19,60 @@ using namespace llvm;
 namespace dyncall {
 namespace {
 
-// x86-64: entry at 8k+3 behind three int3, so the rel32 of the patchable
+// A trampoline: section, alignment, symbol, the arch's text, size.
+std::string trampolineText(StringRef Name, StringRef Align, StringRef Body) {
+  return formatv("{1}{2}"
+                 "\t.globl {0}\n"
+                 "\t.hidden {0}\n"
+                 "\t.type {0}, @function\n"
+                 "{0}:\n"
+                 "{3}"
+                 "\t.size {0}, . - {0}\n"
+                 "\t.popsection\n",
+                 Name, DYNCALL_ASM_TRAMP_PUSHSECTION, Align, Body)
+      .str();
+}
+
+// x86_64: entry at 8k+3 behind three int3, so the rel32 of the patchable
 // `jmp` is 4-byte aligned and inside one aligned quadword (one atomic store
-// retargets it). The jmp is spelled as bytes so the assembler cannot relax it
-// to a 2-byte jump to the next instruction.
+// retargets it).
 class X86_64Trampolines : public TargetTrampolines {
 public:
   std::string trampoline(StringRef Name,
                          const TrampolineStyle &Style) const override {
-    std::string Slow = Style.Retpoline
-                           ? formatv("\t.byte 0xe9\n\t.long {0} - . - 4\n",
-                                     DYNCALL_RETPOLINE_THUNK)
-                                 .str()
-                           : "\tjmp *%r10\n";
-    // A conditional site's trampoline returns on a null chain (abi.h): the
-    // bytes are spelled out, the runtime and the rewriter match them.
+    bool R = Style.Retpoline;
+    std::string Body = DYNCALL_ASM_X86_64_TRAMP_ENTRY;
+    // A conditional site's trampoline returns on a null chain (abi.h): test,
+    // je over the slow branch, the branch, ret; the runtime and the
+    // rewriter match these bytes.
     if (Style.Cond)
-      Slow = formatv("\t.byte 0x4d, 0x85, 0xd2\n" // test %r10,%r10
-                     "\t.byte 0x74, {0}\n"         // je over the branch
-                     "{1}"
-                     "\t.byte 0xc3\n", // ret
-                     Style.Retpoline ? 5 : 3, Slow)
-                 .str();
-    return formatv(".pushsection .text.__dyncall_tramp,\"ax\",@progbits\n"
-                   "\t.p2align 3\n"
-                   "\t.byte 0xcc, 0xcc, 0xcc\n"
-                   "\t.globl {0}\n"
-                   "\t.hidden {0}\n"
-                   "\t.type {0},@function\n"
-                   "{0}:\n"
-                   "\t.byte 0xe9\n"
-                   "\t.long 1f - . - 4\n"
-                   "1:\n"
-                   "{1}"
-                   "\t.size {0}, . - {0}\n"
-                   ".popsection\n",
-                   Name, Slow)
-        .str();
+      Body += R ? DYNCALL_ASM_X86_64_TRAMP_COND_SKIP_RETPOLINE
+                : DYNCALL_ASM_X86_64_TRAMP_COND_SKIP;
+    Body += R ? DYNCALL_ASM_X86_64_TRAMP_SLOW_RETPOLINE
+              : DYNCALL_ASM_X86_64_TRAMP_SLOW;
+    if (Style.Cond)
+      Body += DYNCALL_ASM_X86_64_TRAMP_COND_RET;
+    return trampolineText(Name, DYNCALL_ASM_X86_64_TRAMP_ALIGN, Body);
   }
 
   bool hasCond() const override { return true; }
 
-  // A retpoline on r10 (the static chain), the same sequence the compilers
-  // use for their own thunks on r11.
+  // A retpoline on r10 (the static chain), hidden and COMDAT: the same text
+  // as the GCC plugin's, so whichever copy the linker keeps is the same.
   std::string sharedThunks(bool NeedRetpoline) const override {
     if (!NeedRetpoline)
       return "";
-    return formatv(".pushsection .text.{0},\"axG\",@progbits,{0},comdat\n"
+    return formatv("\t.pushsection .text.{0},\"axG\",@progbits,{0},comdat\n"
+                   "{1}"
                    "\t.globl {0}\n"
                    "\t.hidden {0}\n"
-                   "\t.type {0},@function\n"
-                   "\t.p2align 4\n"
+                   "\t.type {0}, @function\n"
                    "{0}:\n"
-                   "\tcall 1f\n"
-                   "2:\tpause\n"
-                   "\tlfence\n"
-                   "\tjmp 2b\n"
-                   "1:\tmov %r10, (%rsp)\n"
-                   "\tret\n"
+                   "{2}"
                    "\t.size {0}, . - {0}\n"
-                   ".popsection\n",
-                   DYNCALL_RETPOLINE_THUNK)
+                   "\t.popsection\n",
+                   DYNCALL_RETPOLINE_THUNK, DYNCALL_ASM_X86_64_RETPOLINE_ALIGN,
+                   DYNCALL_ASM_X86_64_RETPOLINE_BODY)
         .str();
   }
 };
@@ -84,20 +83,8 @@ class AArch64Trampolines : public TargetTrampolines {
 public:
   std::string trampoline(StringRef Name,
                          const TrampolineStyle &) const override {
-    return formatv(".pushsection .text.__dyncall_tramp,\"ax\",%progbits\n"
-                   "\t.p2align 2\n"
-                   "\t.globl {0}\n"
-                   "\t.hidden {0}\n"
-                   "\t.type {0},%function\n"
-                   "{0}:\n"
-                   "\tb 1f\n"
-                   "1:\n"
-                   "\tmov x16, x18\n"
-                   "\tbr x16\n"
-                   "\t.size {0}, . - {0}\n"
-                   ".popsection\n",
-                   Name)
-        .str();
+    return trampolineText(Name, DYNCALL_ASM_AARCH64_TRAMP_ALIGN,
+                          DYNCALL_ASM_AARCH64_TRAMP_ENTRY);
   }
 };
 
@@ -113,21 +100,11 @@ class PPC64LETrampolines : public TargetTrampolines {
 public:
   std::string trampoline(StringRef Name,
                          const TrampolineStyle &) const override {
-    return formatv(".pushsection .text.__dyncall_tramp,\"ax\",@progbits\n"
-                   "\t.p2align 2\n"
-                   "\t.globl {0}\n"
-                   "\t.hidden {0}\n"
-                   "\t.type {0},@function\n"
-                   "{0}:\n"
-                   "\t.localentry {0}, 1\n"
-                   "\t.long 0x48000004\n" // b .+4, patched
-                   "\tmtctr 11\n"
-                   "\tmr 12, 11\n"
-                   "\tbctr\n"
-                   "\t.size {0}, . - {0}\n"
-                   ".popsection\n",
-                   Name)
-        .str();
+    return trampolineText(Name, DYNCALL_ASM_PPC64LE_TRAMP_ALIGN,
+                          formatv("\t.localentry {0}, {1}\n{2}", Name,
+                                  DYNCALL_ASM_PPC64LE_TRAMP_LOCALENTRY,
+                                  DYNCALL_ASM_PPC64LE_TRAMP_ENTRY)
+                              .str());
   }
   bool clobbersToc() const override { return true; }
 };

@@ -5,7 +5,9 @@
  * this header is the normative part.  C and C++, no dependencies, usable from
  * the runtime, the GCC plugin, the LLVM pass (C++) and, through
  * rewriter/dyncall_rewrite/abi.py which is checked against it by the test
- * suite, from Python.
+ * suite (rewriter/tests/test_abi.py), from Python.  The assembly the plugins
+ * emit around these tables (trampolines, thunk, module constructor) and the
+ * names they agree on besides these are in <dyncall/abi-asm.h>.
  *
  * A *key* is an object holding a function pointer that was declared with
  * __attribute__((dynamic_call)) (a variable key), or the descriptor that
@@ -31,9 +33,11 @@
 #define DYNCALL_ABI_VERSION 1
 
 /* Section names.  Both are valid C identifiers so the linker defines
- * __start_<name>/__stop_<name>.  Site entries are emitted per function with
- * SHF_LINK_ORDER pointing at the function's section (they live and die with
- * the function under --gc-sections); key entries are SHF_GNU_RETAIN. */
+ * __start_<name>/__stop_<name>.  The GCC plugin emits site entries per
+ * function with SHF_LINK_ORDER pointing at the function's section (they live
+ * and die with the function under --gc-sections); the Clang pass emits one
+ * array per module (docs/abi.md, "The tables").  Key entries are
+ * SHF_GNU_RETAIN. */
 #define DYNCALL_SITES_SECTION "__dyncall_sites"
 #define DYNCALL_KEYS_SECTION "__dyncall_keys"
 

@@ -24,10 +24,21 @@ import shutil
 import subprocess
 import sys
 
+import abi_header
+
 CLANG = os.environ.get("DYNCALL_TEST_CLANG", "clang-19")
 
-FRESH, TYPE_KEY, RETPOLINE = 1, 2, 4
-ESCAPES, CONST = 1, 4
+# The flags, names and assembly text of include/dyncall/abi.h and abi-asm.h.
+_SITE_FLAGS = abi_header.enum("dyncall_site_flags")
+_KEY_FLAGS = abi_header.enum("dyncall_key_flags")
+FRESH = _SITE_FLAGS["DYNCALL_SITE_FRESH"]
+TYPE_KEY = _SITE_FLAGS["DYNCALL_SITE_TYPE_KEY"]
+RETPOLINE = _SITE_FLAGS["DYNCALL_SITE_RETPOLINE"]
+ESCAPES = _KEY_FLAGS["DYNCALL_KEY_ESCAPES"]
+CONST = _KEY_FLAGS["DYNCALL_KEY_CONST"]
+VERSION = abi_header.integer("DYNCALL_ABI_VERSION")
+KIND_KEY = abi_header.enum("dyncall_entry_kind")["DYNCALL_KIND_KEY"]
+THUNK = abi_header.string("DYNCALL_RETPOLINE_THUNK")
 
 PROG_C = r"""
 #include <stdio.h>
@@ -140,21 +151,18 @@ def gen_asm(
         )  # type: ignore[arg-type]
 
     if retpoline:
-        w("\t.globl __dyncall_retpoline_r10\n\t.hidden __dyncall_retpoline_r10")
-        w("\t.type __dyncall_retpoline_r10,@function\n\t.p2align 4\n__dyncall_retpoline_r10:")
-        w("\tcall 1f\n2:\tpause\n\tlfence\n\tjmp 2b\n1:\tmovq %r10, (%rsp)\n\tret")
-        w("\t.size __dyncall_retpoline_r10, .-__dyncall_retpoline_r10")
+        w(f"\t.globl {THUNK}\n\t.hidden {THUNK}\n\t.type {THUNK},@function")
+        w(abi_header.string("DYNCALL_ASM_X86_64_RETPOLINE_ALIGN") + f"{THUNK}:")
+        w(abi_header.string("DYNCALL_ASM_X86_64_RETPOLINE_BODY").rstrip("\n"))
+        w(f"\t.size {THUNK}, .-{THUNK}")
 
-    w('\t.section .text.__dyncall_tramp,"ax",@progbits')
+    w(f'\t.section {abi_header.string("DYNCALL_TRAMP_SECTION")},"ax",@progbits')
+    slow = "DYNCALL_ASM_X86_64_TRAMP_SLOW" + ("_RETPOLINE" if retpoline else "")
     for i in range(tramp_n):
-        t = f"__dyncall_tramp.{unit}.{i}"
-        w("\t.p2align 3\n\t.byte 0xcc, 0xcc, 0xcc")
+        t = f"{abi_header.string('DYNCALL_TRAMP_PREFIX')}{unit}.{i}"
+        w(abi_header.string("DYNCALL_ASM_X86_64_TRAMP_ALIGN").rstrip("\n"))
         w(f"\t.hidden {t}\n\t.type {t},@function\n{t}:")
-        w("\t.byte 0xe9\n\t.long 0")  # jmp slow (rel32 0: next instruction)
-        if retpoline:
-            w("\t.byte 0xe9\n\t.long __dyncall_retpoline_r10 - . - 4")
-        else:
-            w("\t.byte 0x41, 0xff, 0xe2")  # jmp *%r10
+        w(abi_header.string("DYNCALL_ASM_X86_64_TRAMP_ENTRY") + abi_header.string(slow).rstrip("\n"))
         w(f"\t.size {t}, .-{t}")
 
     w('\t.section .data.rel.ro,"aw",@progbits\n\t.p2align 3')
@@ -164,15 +172,16 @@ def gen_asm(
     for k in KEYS:
         w(f'.Lname_{k}:\n\t.asciz "{k}"')
 
-    w('\t.section __dyncall_sites,"a",@progbits\n\t.p2align 2')
+    w(f'\t.section {abi_header.string("DYNCALL_SITES_SECTION")},"a",@progbits\n\t.p2align 2')
     for site, t, key, func, kind, flags in entries:  # type: ignore[misc]
         w(f"\t.long {site if site == '0' else site + ' - .'}")
         w(f"\t.long {t} - .\n\t.long .Lkeycell_{key} - .")
         w(f"\t.long {func if func == '0' else func + ' - .'}")
-        w(f"\t.byte 1, {kind}\n\t.short {flags}")
-    w('\t.section __dyncall_keys,"a",@progbits\n\t.p2align 2')
+        w(f"\t.byte {VERSION}, {kind}\n\t.short {flags}")
+    w(f'\t.section {abi_header.string("DYNCALL_KEYS_SECTION")},"a",@progbits\n\t.p2align 2')
     for k, fl in KEYS.items():
-        w(f"\t.long .Lkeycell_{k} - .\n\t.long .Lname_{k} - .\n\t.byte 1, 3\n\t.short {fl}\n\t.long 0")
+        w(f"\t.long .Lkeycell_{k} - .\n\t.long .Lname_{k} - .")
+        w(f"\t.byte {VERSION}, {KIND_KEY}\n\t.short {fl}\n\t.long 0")
     w('\t.section .note.GNU-stack,"",@progbits')
     return "\n".join(out) + "\n"
 

@@ -20,7 +20,8 @@ int (*DYNCALL op)(int);
 // AARCH64-NEXT: mov x16, x18
 // AARCH64-NEXT: br x16
 // PPC64LE-NEXT: .localentry __dyncall_tramp.[[UNIT]].0, 1
-// PPC64LE-NEXT: .long 1207959556
+// PPC64LE-NEXT: b .Ltmp0
+// PPC64LE-NEXT: .Ltmp0:
 // PPC64LE-NEXT: mtctr 11
 // PPC64LE-NEXT: mr 12, 11
 // PPC64LE-NEXT: bctr

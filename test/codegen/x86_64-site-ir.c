@@ -13,12 +13,12 @@ handler_t on_event __attribute__((dynamic_call)) = dflt;
 
 // The trampoline: int3 padding so the jmp's rel32 is 4-byte aligned, the
 // patchable 5-byte jmp spelled as bytes, then the slow path through r10.
-// CHECK: module asm ".pushsection .text.__dyncall_tramp,\22ax\22,@progbits"
+// CHECK: module asm "\09.pushsection .text.__dyncall_tramp,\22ax\22,@progbits"
 // CHECK-NEXT: module asm "\09.p2align 3"
-// CHECK-NEXT: module asm "\09.byte 0xcc, 0xcc, 0xcc"
+// CHECK-NEXT: module asm "\09.byte 0xcc,0xcc,0xcc"
 // CHECK-NEXT: module asm "\09.globl [[T0:__dyncall_tramp\.[0-9a-f]{16}\.0]]"
 // CHECK-NEXT: module asm "\09.hidden [[T0]]"
-// CHECK-NEXT: module asm "\09.type [[T0]],@function"
+// CHECK-NEXT: module asm "\09.type [[T0]], @function"
 // CHECK-NEXT: module asm "[[T0]]:"
 // CHECK-NEXT: module asm "\09.byte 0xe9"
 // CHECK-NEXT: module asm "\09.long 1f - . - 4"
