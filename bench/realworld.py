@@ -32,6 +32,7 @@ them.
 import argparse
 import datetime
 import json
+import math
 import os
 import shutil
 import signal
@@ -355,10 +356,13 @@ def main():
         whole = row.get("of_whole")
         whole_s = "" if "of_whole" not in row else ("n/a" if whole is None else f"{100 * whole:.0f}%")
         left = row["retpolines_left_pct"]
-        left_s = "" if left is None else f"{left:.1f}% ({row['retpolines']:,})"
+        count = row["retpolines"]
+        # without the retpoline variant (--variants): no share, the count alone
+        left_s = f"{left:.1f}% ({count:,})" if left is not None else "" if count is None else f"({count:,})"
+        vs_s = "n/a" if math.isnan(base) else f"{row['median_s'] / base:.2f}x"
         print(
             f"{row['workload']:<18} {row['compiler']:<9} {row['variant']:<12} "
-            f"{row['median_s']:>9.3f} {row['iqr_s']:>7.3f} {row['median_s'] / base:>7.2f}x "
+            f"{row['median_s']:>9.3f} {row['iqr_s']:>7.3f} {vs_s:>8} "
             f"{rec_s:>9} {whole_s:>8} {left_s:>16}"
         )
     out = a.json or os.path.join(rw, "bench.json")
