@@ -89,6 +89,13 @@ struct dc_site {
 	struct dc_learn learn;     /* on its own lines: written by misses  */
 } __attribute__((aligned(64)));
 
+/* The executable PT_LOAD segments of a loaded object (segments.c). */
+#define DC_MAX_EXEC_SEGS 4
+struct dc_segs {
+	unsigned n;
+	uintptr_t lo[DC_MAX_EXEC_SEGS], hi[DC_MAX_EXEC_SEGS];
+};
+
 struct dc_module {
 	struct dc_module *next;
 	const struct dyncall_site_entry *sb, *se;
@@ -96,8 +103,7 @@ struct dc_module {
 	unsigned refs;           /* registrations of the same tables       */
 	unsigned nsites;
 	struct dc_site *sites;
-	unsigned nexec;
-	uintptr_t exec_lo[4], exec_hi[4]; /* executable PT_LOAD segments   */
+	struct dc_segs exec;     /* executable PT_LOAD segments            */
 	uintptr_t lo, hi;        /* hull of the executable segments        */
 	const char *path;
 };
@@ -161,8 +167,21 @@ void dc_free(void *p, size_t size) DC_HIDDEN;
 /* --- registry.c --- */
 struct dc_key *dc_key_find(const void *id) DC_HIDDEN;
 extern struct dc_module *dc_modules DC_HIDDEN;
+
+/* --- segments.c: executable segments of loaded objects --- */
+struct dl_phdr_info;
+void dc_segs_read(const struct dl_phdr_info *info, struct dc_segs *s)
+	DC_HIDDEN;
+/* [lo, hi) inside one segment (paged: inside its pages) */
+bool dc_segs_contain(const struct dc_segs *s, uintptr_t lo, uintptr_t hi,
+		     bool paged) DC_HIDDEN;
+/* the segments and path of the object that maps addr; false: none */
+bool dc_segs_of(const void *addr, struct dc_segs *s, const char **path)
+	DC_HIDDEN;
 bool dc_in_exec(const struct dc_module *m, uintptr_t lo, uintptr_t hi)
 	DC_HIDDEN;
+/* [lo, hi) in the pages of one executable segment of a known module */
+bool dc_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 
 /* --- patch.c: batched branch writes --- */
 struct dc_bent {               /* one queued branch write               */
@@ -200,7 +219,6 @@ size_t dc_text_steps(const struct arch_step *s, size_t n, bool *ok) DC_HIDDEN;
 bool dc_fentry_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 void dc_text_begin(void) DC_HIDDEN;
 void dc_text_end(void) DC_HIDDEN;
-bool dc_same_segment(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 /* Text writers (patch.c, docs/runtime.md "Never writable and executable"):
  * memfd alias, /proc/self/mem, mprotect RWX as the last resort. */
 enum { DC_WRITE_ALIAS = 1, DC_WRITE_MEM = 2, DC_WRITE_PROT = 4 };

@@ -96,8 +96,7 @@ struct dc_fmod {
 	bool seen;
 	unsigned nfn;
 	struct dc_fn *fns;
-	unsigned nexec;
-	uintptr_t exec_lo[4], exec_hi[4]; /* executable PT_LOAD segments */
+	struct dc_segs exec; /* executable PT_LOAD segments */
 };
 
 static struct dc_fmod *fmods;
@@ -574,14 +573,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	m->path_len = len;
 	m->base = info->dlpi_addr;
 	m->seen = true;
-	for (int i = 0; i < info->dlpi_phnum && m->nexec < 4; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		m->exec_lo[m->nexec] = m->base + ph->p_vaddr;
-		m->exec_hi[m->nexec++] = m->base + ph->p_vaddr + ph->p_memsz;
-	}
+	dc_segs_read(info, &m->exec);
 	/* the main program first, then in load order */
 	struct dc_fmod **tail = &fmods;
 
@@ -620,8 +612,8 @@ static void rescan(void)
 		 * writers' aliases of its pages: a module loaded there next
 		 * has fresh pages the old alias does not reach */
 		*pm = m->next;
-		for (unsigned i = 0; i < m->nexec; i++)
-			dc_text_forget(m->exec_lo[i], m->exec_hi[i]);
+		for (unsigned i = 0; i < m->exec.n; i++)
+			dc_text_forget(m->exec.lo[i], m->exec.hi[i]);
 		dc_free(m->fns, m->nfn * sizeof(*m->fns));
 		dc_free(m->path, m->path_len + 1);
 		dc_free(m, sizeof(*m));
@@ -635,15 +627,11 @@ static void rescan(void)
  * (patch.c): the segments of the modules with patchable functions. */
 bool dc_fentry_same_segment(uintptr_t lo, uintptr_t hi)
 {
-	uintptr_t pm = (uintptr_t)getpagesize() - 1;
-
 	if (in_pool(lo, hi))
 		return true;
 	for (struct dc_fmod *m = fmods; m; m = m->next)
-		for (unsigned i = 0; m->nfn && i < m->nexec; i++)
-			if (lo >= (m->exec_lo[i] & ~pm) &&
-			    hi <= ((m->exec_hi[i] + pm) & ~pm))
-				return true;
+		if (m->nfn && dc_segs_contain(&m->exec, lo, hi, true))
+			return true;
 	return false;
 }
 

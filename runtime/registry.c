@@ -26,10 +26,7 @@
  * more (a const key's resolved branches, correct forever, stay), and
  * forgets it.
  */
-#include <dlfcn.h>
-#include <link.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "arch/arch.h"
 #include "internal.h"
@@ -86,66 +83,6 @@ static void key_put(struct dc_key *k)
 	DC_STAT_ADD(keys, -1);
 }
 
-bool dc_in_exec(const struct dc_module *m, uintptr_t lo, uintptr_t hi)
-{
-	for (unsigned i = 0; i < m->nexec; i++)
-		if (lo >= m->exec_lo[i] && hi <= m->exec_hi[i])
-			return true;
-	return false;
-}
-
-/* Is [lo, hi) inside the pages of one executable segment of a module?
- * (Then one mprotect may cover it: no gap, no other mapping.) */
-bool dc_same_segment(uintptr_t lo, uintptr_t hi)
-{
-	uintptr_t pm = (uintptr_t)getpagesize() - 1;
-
-	for (struct dc_module *m = dc_modules; m; m = m->next)
-		for (unsigned i = 0; i < m->nexec; i++)
-			if (lo >= (m->exec_lo[i] & ~pm) &&
-			    hi <= ((m->exec_hi[i] + pm) & ~pm))
-				return true;
-	return dc_fentry_same_segment(lo, hi); /* modules with prologues */
-}
-
-/* Find the executable segments of the object that contains `addr`. */
-static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct dc_module *m = data;
-	uintptr_t addr = (uintptr_t)m->sb;
-	bool mine = false;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && addr >= lo &&
-		    addr < lo + ph->p_memsz)
-			mine = true;
-	}
-	if (!mine)
-		return 0;
-	m->path = info->dlpi_name;
-	m->lo = UINTPTR_MAX;
-	m->hi = 0;
-	for (int i = 0; i < info->dlpi_phnum && m->nexec < 4; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		m->exec_lo[m->nexec] = lo;
-		m->exec_hi[m->nexec] = lo + ph->p_memsz;
-		if (lo < m->lo)
-			m->lo = lo;
-		if (lo + ph->p_memsz > m->hi)
-			m->hi = lo + ph->p_memsz;
-		m->nexec++;
-	}
-	return 1;
-}
-
 /*
  * The trampoline of a RESOLVED entry: its branch is `jmp T` (T != the slow
  * path), and what follows must be an unpatched trampoline's slow path.
@@ -168,9 +105,9 @@ static uintptr_t resolved_tramp_slow(const struct dc_module *m,
 	if (!arch_branch_read(tramp, ARCH_OP_JMP, dest) ||
 	    *dest == tramp + ARCH_BRANCH_LEN)
 		return 0;
-	for (unsigned i = 0; i < m->nexec; i++)
-		if (tramp >= m->exec_lo[i] && tramp < m->exec_hi[i])
-			len = m->exec_hi[i] - tramp;
+	for (unsigned i = 0; i < m->exec.n; i++)
+		if (tramp >= m->exec.lo[i] && tramp < m->exec.hi[i])
+			len = m->exec.hi[i] - tramp;
 	if (len > COPY)
 		len = COPY;
 	memset(buf, ARCH_FILL_BYTE, sizeof(buf));
@@ -344,10 +281,17 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 	m->ke = ke;
 	m->refs = 1;
 	m->nsites = (unsigned)(se - sb);
-	if (sb == se)
-		m->sb = (const void *)kb; /* for phdr_cb: any table address */
-	dl_iterate_phdr(phdr_cb, m);
-	m->sb = sb;
+	/* the object holding the tables (any table address) */
+	dc_segs_of(sb != se ? (const void *)sb : (const void *)kb, &m->exec,
+		   &m->path);
+	m->lo = m->exec.n ? UINTPTR_MAX : 0;
+	m->hi = 0;
+	for (unsigned i = 0; i < m->exec.n; i++) {
+		if (m->exec.lo[i] < m->lo)
+			m->lo = m->exec.lo[i];
+		if (m->exec.hi[i] > m->hi)
+			m->hi = m->exec.hi[i];
+	}
 	if (m->nsites) {
 		m->sites = dc_alloc(m->nsites * sizeof(*m->sites));
 		if (!m->sites) {
