@@ -20,8 +20,8 @@ for arch in aarch64 ppc64le; do
 		continue
 	fi
 	clang-19 --target=$triple -fuse-ld=lld -O2 \
-		-fplugin="$plugins/dyncall-clang.so" \
-		-fpass-plugin="$plugins/dyncall-llvm.so" -I"$src/include" \
+		-fplugin="$plugins/dyncall_clang.so" \
+		-fpass-plugin="$plugins/dyncall_llvm.so" -I"$src/include" \
 		"$src/bench/arch_call_cost.c" -o "$tmp/$arch" \
 		-L"$lib" -ldyncall -Wl,-rpath,"$lib"
 	echo "== $arch (qemu-$arch $(qemu-$arch --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'); ratios only)"

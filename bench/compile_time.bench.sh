@@ -36,14 +36,14 @@ best() { # best <label> <source> <compiler args...>: best wall time of $reps run
 
 {
   best none "$out/big.c" "$cc" -I"$root/include"
-  best attr "$out/big.c" "$cc" -fplugin="$plugins/dyncall-clang.so" -I"$root/include"
-  best both "$out/big.c" "$cc" -fplugin="$plugins/dyncall-clang.so" -fpass-plugin="$plugins/dyncall-llvm.so" -I"$root/include"
+  best attr "$out/big.c" "$cc" -fplugin="$plugins/dyncall_clang.so" -I"$root/include"
+  best both "$out/big.c" "$cc" -fplugin="$plugins/dyncall_clang.so" -fpass-plugin="$plugins/dyncall_llvm.so" -I"$root/include"
   best plain_none "$out/plain.c" "$cc"
-  best plain_both "$out/plain.c" "$cc" -fplugin="$plugins/dyncall-clang.so" -fpass-plugin="$plugins/dyncall-llvm.so"
+  best plain_both "$out/plain.c" "$cc" -fplugin="$plugins/dyncall_clang.so" -fpass-plugin="$plugins/dyncall_llvm.so"
   # (the pass plugin also as -fplugin=, so that clang knows its -mllvm
   # options: what dyncall-cc --dyncall-whole-program adds)
-  best plain_wp "$out/plain.c" "$cc" -fplugin="$plugins/dyncall-clang.so" -fpass-plugin="$plugins/dyncall-llvm.so" \
-    -fplugin="$plugins/dyncall-llvm.so" -mllvm -dyncall-whole-program
+  best plain_wp "$out/plain.c" "$cc" -fplugin="$plugins/dyncall_clang.so" -fpass-plugin="$plugins/dyncall_llvm.so" \
+    -fplugin="$plugins/dyncall_llvm.so" -mllvm -dyncall-whole-program
 } > "$out/times.txt"
 
 lines=$(wc -l < "$out/big.c")

@@ -48,8 +48,8 @@ def real_programs(work: str, build: str) -> list[str]:
         "real-clang": [
             "clang-19",
             "-O2",
-            f"-fplugin={plug}/dyncall-clang.so",
-            f"-fpass-plugin={plug}/dyncall-llvm.so",
+            f"-fplugin={plug}/dyncall_clang.so",
+            f"-fpass-plugin={plug}/dyncall_llvm.so",
             inc,
         ],
         "real-gcc": ["gcc-12", "-O2", f"-fplugin={plug}/dyncall_gcc.so", inc],

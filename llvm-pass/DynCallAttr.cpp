@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Clang plugin (-fplugin=dyncall-clang.so) that gives meaning to
+// Clang plugin (-fplugin=dyncall_clang.so) that gives meaning to
 //
 //   int (*on_event)(int) __attribute__((dynamic_call)) = default_handler;
 //

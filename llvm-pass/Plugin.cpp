@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// -fpass-plugin=dyncall-llvm.so runs the pass at the end of the per-module
+// -fpass-plugin=dyncall_llvm.so runs the pass at the end of the per-module
 // optimization pipeline, at every -O level and in (Thin)LTO pre-link. It is
 // also available to `opt -load-pass-plugin ... -passes=dynamic-call`.
 //

@@ -79,8 +79,8 @@ except ImportError:
 # --- substitutions -----------------------------------------------------------
 clang = "clang-" + config.llvm_version_major
 clangxx = "clang++-" + config.llvm_version_major
-clang_plugin = os.path.join(plugins, "dyncall-clang.so")
-llvm_plugin = os.path.join(plugins, "dyncall-llvm.so")
+clang_plugin = os.path.join(plugins, "dyncall_clang.so")
+llvm_plugin = os.path.join(plugins, "dyncall_llvm.so")
 gcc_plugin = os.path.join(plugins, "dyncall_gcc.so")
 clang_flags = f"-fplugin={clang_plugin} -fpass-plugin={llvm_plugin} -I{include}"
 gcc_flags = f"-fplugin={gcc_plugin} -I{include}"

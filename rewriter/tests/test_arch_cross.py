@@ -81,7 +81,7 @@ def _build_dir() -> str | None:
     if env:
         return env
     cands = [os.path.join(ROOT, d) for d in ("build", "build-rwx", "build-arch")]
-    have = [d for d in cands if os.path.isfile(os.path.join(d, "lib", "dyncall", "dyncall-llvm.so"))]
+    have = [d for d in cands if os.path.isfile(os.path.join(d, "lib", "dyncall", "dyncall_llvm.so"))]
     for d in have:
         if all(os.path.isfile(os.path.join(d, "lib", t, "libdyncall.so")) for t in TRIPLES.values()):
             return d
@@ -119,7 +119,7 @@ def build(out: str, arch: str, compiler: str, link: str = "pie", bti: bool = Fal
     lib = os.path.join(BUILD, "lib", t)
     if compiler == "clang":
         cmd = [CLANG, f"--target={t}", "-fuse-ld=lld"]
-        cmd += [f"-fplugin={plugins}/dyncall-clang.so", f"-fpass-plugin={plugins}/dyncall-llvm.so"]
+        cmd += [f"-fplugin={plugins}/dyncall_clang.so", f"-fpass-plugin={plugins}/dyncall_llvm.so"]
     else:
         cmd = [f"{t}-gcc-12", f"-fplugin={plugins}/dyncall_gcc-{t}.so"]
     cmd += ["-O2", f"-I{ROOT}/include", os.path.join(d, "prog.c"), os.path.join(d, "keys.c"), "-o", out]

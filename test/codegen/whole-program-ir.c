@@ -1,12 +1,12 @@
 // Checks whole-program mode in the IR (-mllvm -dyncall-whole-program) on x86_64, aarch64 and ppc64le: every indirect call (through a field, a local, a parameter, a returned pointer, an array element, a cast, a tail call) becomes a call to its own trampoline with the callee as `nest` argument 0, a guarded site (flags TYPE_KEY, never FRESH) of the unit's whole-program key (descriptor __dyncall_wpkey.<unit>, key flags ESCAPES|TYPE|WHOLE_PROGRAM, name "(indirect call)"); a call through an annotated key keeps its key and stays fresh; direct calls stay direct; musttail, inline asm and (x86_64) ms_abi calls are left alone with a remark naming the reason.
 // REQUIRES: dyncall-pass
-// RUN: %dyncall_clang --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall-llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o %t.x86_64.ll -Rpass-missed=dynamic-call 2> %t.x86_64.remarks
+// RUN: %dyncall_clang --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o %t.x86_64.ll -Rpass-missed=dynamic-call 2> %t.x86_64.remarks
 // RUN: FileCheck %s --check-prefixes=CHECK,X86_64 < %t.x86_64.ll
 // RUN: FileCheck %s --check-prefixes=REMARK,REMARK-MUSTTAIL,REMARK-X86_64 --implicit-check-not=remark: < %t.x86_64.remarks
-// RUN: %dyncall_clang --target=aarch64-linux-gnu -fplugin=%plugin_dir/dyncall-llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o %t.aarch64.ll -Rpass-missed=dynamic-call 2> %t.aarch64.remarks
+// RUN: %dyncall_clang --target=aarch64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o %t.aarch64.ll -Rpass-missed=dynamic-call 2> %t.aarch64.remarks
 // RUN: FileCheck %s --check-prefixes=CHECK,AARCH64 < %t.aarch64.ll
 // RUN: FileCheck %s --check-prefixes=REMARK,REMARK-MUSTTAIL --implicit-check-not=remark: < %t.aarch64.remarks
-// RUN: %dyncall_clang --target=powerpc64le-linux-gnu -fplugin=%plugin_dir/dyncall-llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o %t.ppc64le.ll -Rpass-missed=dynamic-call 2> %t.ppc64le.remarks
+// RUN: %dyncall_clang --target=powerpc64le-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o %t.ppc64le.ll -Rpass-missed=dynamic-call 2> %t.ppc64le.remarks
 // RUN: FileCheck %s --check-prefixes=CHECK,PPC64LE < %t.ppc64le.ll
 // RUN: FileCheck %s --check-prefixes=REMARK --implicit-check-not=remark: < %t.ppc64le.remarks
 // Site entries (kind, flags): the keyed site FRESH (1), every other one
@@ -17,7 +17,7 @@
 // SITES: 6 i8 1, i16 2
 // SITES: 2 i8 2, i16 2
 // At -O0 (no mem2reg: every callee is a load from a stack slot) the same.
-// RUN: %dyncall_clang --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall-llvm.so -mllvm -dyncall-whole-program -O0 -S -emit-llvm %s -o %t.O0.ll
+// RUN: %dyncall_clang --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O0 -S -emit-llvm %s -o %t.O0.ll
 // RUN: FileCheck %s --check-prefix=O0 < %t.O0.ll
 // O0-LABEL: define {{.*}} @field(
 // O0: call i32 @__dyncall_tramp.{{[0-9a-f]+}}.{{[0-9]+}}(ptr nest %{{[0-9]+}}, i32 noundef %{{[0-9]+}})

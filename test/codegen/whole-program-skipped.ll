@@ -1,10 +1,10 @@
 ; Checks the calls whole-program mode leaves alone, each with its remark (opt, IR that C cannot spell): a call that already passes a static chain (`nest`), an `inalloca` argument, a call inside dyncall's own functions (__dyncall_*), and operand bundles (callbr is only asm goto, which is inline asm); the plain indirect call next to them becomes a site.
 ; REQUIRES: dyncall-pass
-; RUN: opt -load-pass-plugin=%plugin_dir/dyncall-llvm.so -passes=dynamic-call -dyncall-whole-program -pass-remarks-missed=dynamic-call -S %s -o %t.ll 2> %t.remarks
+; RUN: opt -load-pass-plugin=%plugin_dir/dyncall_llvm.so -passes=dynamic-call -dyncall-whole-program -pass-remarks-missed=dynamic-call -S %s -o %t.ll 2> %t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck %s --check-prefix=REMARK --implicit-check-not=remark: < %t.remarks
 ; Without the option, opt leaves the module unchanged.
-; RUN: opt -load-pass-plugin=%plugin_dir/dyncall-llvm.so -passes=dynamic-call -S %s | FileCheck %s --check-prefix=OFF
+; RUN: opt -load-pass-plugin=%plugin_dir/dyncall_llvm.so -passes=dynamic-call -S %s | FileCheck %s --check-prefix=OFF
 ; OFF-NOT: __dyncall_tramp
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"

@@ -12,7 +12,7 @@ rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib/dyncall" "$dest/include/dyncall" "$dest/cc"
 cp "$build/tools/install/dyncall-cc" "$build/tools/install/dyncall-config" "$dest/bin/"
 cp "$build/tools/install/dyncall_tool.py" "$dest/lib/dyncall/"
-for p in dyncall-clang.so dyncall-llvm.so dyncall_gcc.so dyncall_gcc11.so \
+for p in dyncall_clang.so dyncall_llvm.so dyncall_gcc.so dyncall_gcc11.so \
          dyncall_gcc-aarch64-linux-gnu.so; do
   : > "$dest/lib/dyncall/$p"
 done
