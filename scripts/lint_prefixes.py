@@ -15,7 +15,9 @@ comment (or of a line in .test/.check files).  It is an error when its prefix
 is not checked and it looks like a FileCheck directive: it carries a
 directive suffix (-NEXT, -NOT, ...), or it spells a checked prefix or one of
 the house prefixes (CHECK, X86_64, AARCH64, PPC64LE) with an extra or missing
-part.  Prose such as `# DC001: version` is left alone.
+part.  Prose such as `# DC001: version` is left alone.  An arch is spelled
+one way in prefixes: a checked prefix with a part such as X86, A64, ARM64 or
+PPC (PPCJSON, A64-BTI, ...) is an error too.
 """
 
 from __future__ import annotations
@@ -86,6 +88,14 @@ def filecheck_calls(cmd: str, test: pathlib.Path, root: pathlib.Path):
             yield path.resolve(), prefixes or ["CHECK"]
 
 
+ARCH_STEMS = ("X86", "X64", "AMD64", "A64", "ARM", "AARCH", "PPC", "POWER")
+
+
+def misspelt_arch(prefix: str) -> bool:
+    """A prefix naming an arch other than as X86_64, AARCH64 or PPC64LE."""
+    return any(part not in HOUSE and part.startswith(ARCH_STEMS) for part in prefix.split("-"))
+
+
 def looks_like_directive(word: str, suffix: str | None, checked: set[str]) -> bool:
     if suffix or word in HOUSE:
         return True
@@ -131,6 +141,8 @@ def main() -> int:
     errors = []
     for path in files:
         errors += lint_file(path, checked.get(path, set()), root)
+        for prefix in sorted(p for p in checked.get(path, set()) if misspelt_arch(p)):
+            errors.append(f"{path.relative_to(root)}: prefix {prefix}: spell the arch X86_64, AARCH64 or PPC64LE")
     for e in errors:
         print(e)
     print(f"{len(errors)} prefix errors")

@@ -2,13 +2,13 @@
 // REQUIRES: x86_64, dyncall-runtime
 // (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
-// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,X86,MIDNOP
+// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,X86_64,MIDNOP
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
-// RUN: %t.gcc-cet | FileCheck %s --check-prefixes=CHECK,X86
+// RUN: %t.gcc-cet | FileCheck %s --check-prefixes=CHECK,X86_64
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,X86
+// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,X86_64
 // RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 %s -o %t.clang-cet
-// RUN: %t.clang-cet | FileCheck %s --check-prefixes=CHECK,X86
+// RUN: %t.clang-cet | FileCheck %s --check-prefixes=CHECK,X86_64
 // aarch64: the BTI builds link with lld and the BTI-marked start files of
 // test/arch/Inputs/bti_start.S (Debian's have no landing pads) so that the
 // process is BTI-enforcing (qemu's default CPU has BTI).
@@ -133,7 +133,7 @@ int main(void)
 		(const volatile unsigned char *)other - 5;
 	int rel;
 	memcpy(&rel, (const void *)(q + 1), 4);
-	// X86-NEXT: near: e9 to ident
+	// X86_64-NEXT: near: e9 to ident
 	printf("near: %02x %s\n", q[0],
 	       (const unsigned char *)q + 5 + rel == (const unsigned char *)ident ? "to ident" :
 							      "elsewhere");
@@ -155,11 +155,11 @@ int main(void)
 		mprotect(far, 4096, PROT_READ | PROT_EXEC);
 	}
 	s = far == MAP_FAILED ? -1 : dyncall_fn_redirect(other, far);
-	// X86-NEXT: far: 0 -> 11 via eb: yes
+	// X86_64-NEXT: far: 0 -> 11 via eb: yes
 	printf("far: %d -> %ld via %02x: %s\n", s, o(9), q[0],
 	       far - (unsigned char *)other > (4L << 30) ? "yes" : "no");
 	s = dyncall_fn_redirect(other, ident);
-	// X86-NEXT: near again: 0 -> 9 e9
+	// X86_64-NEXT: near again: 0 -> 9 e9
 	printf("near again: %d -> %ld %02x\n", s, o(9), q[0]);
 #endif
 	/* GCC's five one-byte NOPs: a thread preempted after the first one
