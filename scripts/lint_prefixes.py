@@ -142,7 +142,8 @@ def main() -> int:
     for path in files:
         errors += lint_file(path, checked.get(path, set()), root)
         for prefix in sorted(p for p in checked.get(path, set()) if misspelt_arch(p)):
-            errors.append(f"{path.relative_to(root)}: prefix {prefix}: spell the arch X86_64, AARCH64 or PPC64LE")
+            rel = path.relative_to(root)
+            errors.append(f"{rel}: prefix {prefix}: spell the arch X86_64, AARCH64 or PPC64LE")
     for e in errors:
         print(e)
     print(f"{len(errors)} prefix errors")
