@@ -827,53 +827,40 @@ static void add_page(uintptr_t *pages, size_t *n, uintptr_t page)
 	pages[(*n)++] = page;
 }
 
-int dc_batch_run(struct dc_batch *b)
+/* What the phases of dc_batch_run() found. */
+struct run {
+	uint64_t written, jts;
+	bool took_direct;
+	int maxsteps;
+};
+
+/* Page scratch for a batch of more than 32 points: kept between batches
+ * (unmapping shoots down TLBs too); NULL if it cannot be had. */
+static uintptr_t *batch_scratch(size_t n)
 {
-	struct arch_step steps[ARCH_MAX_STEPS];
-	uintptr_t stackbuf[3 * 64], *pages = stackbuf, *lo, *hi;
+	static uintptr_t *scratch;
+	static size_t scratch_size;
+	size_t size = 6 * n * sizeof(uintptr_t);
+
+	if (size > scratch_size) {
+		dc_free(scratch, scratch_size);
+		scratch = dc_alloc(size);
+		scratch_size = scratch ? size : 0;
+	}
+	return scratch;
+}
+
+/* 1. a writer for every point (every queued point changes: dc_batch_add
+ * drops the others); the pages of the points left to the last resort, to
+ * open.  Returns how many pages. */
+static size_t pick_writers(struct dc_batch *b, uintptr_t *pages)
+{
+	uintptr_t pm = page_size() - 1;
 	size_t npages = 0;
-	uint64_t written = 0, jts = 0;
-	bool took_direct = false;
-	long nspans;
-	int maxsteps = 0, n;
-	unsigned i;
 
-	if (!b->n)
-		goto out;
-	/* Stubs written for this batch must be seen before any branch
-	 * that leads to them. */
-	if (dc_stubs_dirty) {
-		dc_sync_cores();
-		dc_stubs_dirty = false;
-	}
-	if (b->n > 32) {
-		/* Kept between batches: unmapping shoots down TLBs too. */
-		static uintptr_t *scratch;
-		static size_t scratch_size;
-		size_t size = 6 * b->n * sizeof(uintptr_t);
-
-		if (size > scratch_size) {
-			dc_free(scratch, scratch_size);
-			scratch = dc_alloc(size);
-			scratch_size = scratch ? size : 0;
-		}
-		pages = scratch;
-		if (!pages) {
-			for (i = 0; i < b->n; i++)
-				refuse(b, &b->e[i], DYNCALL_ERR_NOMEM);
-			goto out;
-		}
-	}
-	lo = pages + 2 * b->n;
-	hi = lo + 2 * b->n;
-
-	/* 1. a writer for every point (every queued point changes:
-	 * dc_batch_add drops the others); the pages of the points left to
-	 * the last resort, to open */
-	check_fork();
-	for (i = 0; i < b->n; i++) {
+	for (unsigned i = 0; i < b->n; i++) {
 		struct dc_bent *e = &b->e[i];
-		uintptr_t at = e->at, pm = page_size() - 1;
+		uintptr_t at = e->at;
 
 		e->writer = (uint8_t)pick_writer(at, ARCH_BRANCH_LEN);
 		if (e->writer == W_NONE) {
@@ -899,19 +886,18 @@ int dc_batch_run(struct dc_batch *b)
 			add_page(pages, &npages,
 				 (at + ARCH_BRANCH_LEN - 1) & ~pm);
 	}
-	nspans = npages ? open_spans(pages, npages, lo, hi) : 0;
-	if (nspans < 0) {
-		for (i = 0; i < b->n; i++)
-			if (b->e[i].writer == W_PROT) {
-				b->e[i].writer = W_NONE;
-				refuse(b, &b->e[i], DYNCALL_ERR_MPROTECT);
-			}
-		nspans = 0;
-	}
-	/* 2. verify each point, plan it, do its first step */
-	for (i = 0; i < b->n; i++) {
+	return npages;
+}
+
+/* 2. verify each point, plan it, do its first step */
+static void first_steps(struct dc_batch *b, struct run *r)
+{
+	struct arch_step steps[ARCH_MAX_STEPS];
+
+	for (unsigned i = 0; i < b->n; i++) {
 		struct dc_bent *e = &b->e[i];
 		uintptr_t dest;
+		int n;
 
 		if (e->writer == W_NONE)
 			continue;
@@ -934,46 +920,90 @@ int dc_batch_run(struct dc_batch *b)
 			continue;
 		}
 		if (e->cur_kind == DC_DEST_DIRECT)
-			took_direct = true;
-		written++;
+			r->took_direct = true;
+		r->written++;
 		e->nsteps = (uint8_t)n;
 		if (n == 1) {
 			commit(e);
 			continue;
 		}
-		jts++;
-		if (n > maxsteps)
-			maxsteps = n;
+		r->jts++;
+		if (n > r->maxsteps)
+			r->maxsteps = n;
 	}
-	/* 3. multi-step writes (jump-to-self): a sync before every next
-	 * step of every such point */
-	for (int s = 1; s < maxsteps; s++) {
+}
+
+/* 3. multi-step writes (jump-to-self): a sync before every next step of
+ * every such point */
+static void later_steps(struct dc_batch *b, struct run *r)
+{
+	struct arch_step steps[ARCH_MAX_STEPS];
+
+	for (int s = 1; s < r->maxsteps; s++) {
 		if (!b->unshared)
 			dc_sync_cores();
-		for (i = 0; i < b->n; i++) {
+		for (unsigned i = 0; i < b->n; i++) {
 			struct dc_bent *e = &b->e[i];
 
 			if (e->nsteps <= s)
 				continue;
 			arch_branch_plan(e->at, e->op, e->cur, e->want, steps);
 			finish_step(&steps[s], e->writer);
-			written++;
+			r->written++;
 			if (s == e->nsteps - 1)
 				commit(e);
 		}
 	}
+}
+
+int dc_batch_run(struct dc_batch *b)
+{
+	uintptr_t stackbuf[3 * 64], *pages = stackbuf, *lo, *hi;
+	struct run r = { 0 };
+	size_t npages;
+	long nspans;
+
+	if (!b->n)
+		goto out;
+	/* Stubs written for this batch must be seen before any branch
+	 * that leads to them. */
+	if (dc_stubs_dirty) {
+		dc_sync_cores();
+		dc_stubs_dirty = false;
+	}
+	if (b->n > 32 && !(pages = batch_scratch(b->n))) {
+		for (unsigned i = 0; i < b->n; i++)
+			refuse(b, &b->e[i], DYNCALL_ERR_NOMEM);
+		goto out;
+	}
+	lo = pages + 2 * b->n;
+	hi = lo + 2 * b->n;
+
+	check_fork();
+	npages = pick_writers(b, pages);
+	nspans = npages ? open_spans(pages, npages, lo, hi) : 0;
+	if (nspans < 0) {
+		for (unsigned i = 0; i < b->n; i++)
+			if (b->e[i].writer == W_PROT) {
+				b->e[i].writer = W_NONE;
+				refuse(b, &b->e[i], DYNCALL_ERR_MPROTECT);
+			}
+		nspans = 0;
+	}
+	first_steps(b, &r);
+	later_steps(b, &r);
 	/* 4. see "When cores are synchronized" above; an unshared batch
 	 * (registration: points of a module whose code no other thread can
 	 * have reached yet) has nobody to synchronize with */
-	if (took_direct && !b->unshared)
+	if (r.took_direct && !b->unshared)
 		dc_sync_cores();
 	/* 5. R-X again (or at the end of the text session) */
 	close_spans(lo, hi, (size_t)nspans);
 out:
-	if (written)
-		DC_STAT_ADD(patches, written);
-	if (jts)
-		DC_STAT_ADD(jump_to_self, jts);
+	if (r.written)
+		DC_STAT_ADD(patches, r.written);
+	if (r.jts)
+		DC_STAT_ADD(jump_to_self, r.jts);
 	if (b->skipped)
 		DC_STAT_ADD(skipped, b->skipped);
 	b->skipped = 0;
