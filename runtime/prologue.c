@@ -643,140 +643,170 @@ static uintptr_t want_slot(struct dc_fn *f)
 	return f->w.redirect;
 }
 
+/* One apply(): the functions, their statuses, and the step buffers. */
+struct plan {
+	struct dc_fn **fs;
+	size_t n;
+	int *st;
+	struct arch_step *steps; /* ARCH_FENTRY_SLOT_STEPS per function */
+	uintptr_t *want; /* what each slot should hold, 0: off  */
+	long *first; /* each function's first step, or -1   */
+	bool *ok; /* per step: written                   */
+};
+
+/* Patching is off: nothing is written; what needs no write is done. */
+static int apply_disabled(struct dc_fn **fs, size_t n, int *st)
+{
+	int ret = DYNCALL_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		bool noop = !fs[i]->on && !fs[i]->w.nh && !fs[i]->w.redirect;
+
+		st[i] = noop	      ? DYNCALL_OK :
+			dc_cfg.status ? dc_cfg.status :
+					DYNCALL_ERR_DISABLED;
+		if (st[i] && !ret)
+			ret = st[i];
+	}
+	return ret;
+}
+
+/* 1. jump functions, out-of-line sequences; verify the entries.  Returns
+ * whether fresh code was written. */
+static bool prepare(struct plan *p)
+{
+	size_t nsteps = 0;
+	bool fresh = false;
+
+	for (size_t i = 0; i < p->n; i++) {
+		struct dc_fn *f = p->fs[i];
+		int es = arch_fentry_entry_state(&f->a), k;
+
+		p->st[i] = DYNCALL_OK;
+		p->first[i] = -1;
+		if (es < 0 || (es == 1) != f->on) {
+			p->st[i] =
+				DYNCALL_ERR_BYTES; /* someone else wrote it */
+			continue;
+		}
+		p->want[i] = want_slot(f);
+		if ((f->w.nh || f->w.redirect) && !p->want[i]) {
+			p->st[i] = code_err ? code_err : DYNCALL_ERR_NOMEM;
+			continue;
+		}
+		if (!p->want[i] || f->ool_done)
+			continue;
+		k = near_get(f);
+		if (!k)
+			k = arch_fentry_ool_steps(&f->a, &p->steps[nsteps], 1);
+		if (k < 0) {
+			p->st[i] = k;
+			continue;
+		}
+		if (k)
+			p->first[i] = (long)nsteps;
+		nsteps += (size_t)k;
+		fresh |= k > 0;
+	}
+	dc_text_steps(p->steps, nsteps, p->ok);
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->st[i] != DYNCALL_OK || !p->want[i])
+			continue;
+		if (p->first[i] >= 0 && !p->ok[p->first[i]])
+			p->st[i] = DYNCALL_ERR_MPROTECT;
+		else
+			p->fs[i]->ool_done = true;
+	}
+	return fresh;
+}
+
+/* 3. slots (up to ARCH_FENTRY_SLOT_STEPS stores each); a function with a
+ * store refused keeps its entry as it is */
+static void write_slots(struct plan *p)
+{
+	size_t nsteps = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		p->first[i] = (long)nsteps;
+		if (p->st[i] != DYNCALL_OK || !p->want[i])
+			continue;
+		nsteps += (size_t)arch_fentry_slot_step(
+			&p->fs[i]->a, p->want[i], &p->steps[nsteps]);
+	}
+	if (dc_text_steps(p->steps, nsteps, p->ok)) {
+		for (size_t i = 0; i < p->n; i++) {
+			size_t end = i + 1 < p->n ? (size_t)p->first[i + 1] :
+						    nsteps;
+
+			for (size_t k = (size_t)p->first[i]; k < end; k++)
+				if (!p->ok[k])
+					p->st[i] = DYNCALL_ERR_MPROTECT;
+		}
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (p->st[i] == DYNCALL_OK && p->want[i])
+			p->fs[i]->slot_val = p->want[i];
+}
+
+/* 4. entries on or off, then checked */
+static void write_entries(struct plan *p)
+{
+	size_t nsteps = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		bool on = p->want[i] != 0;
+
+		if (p->st[i] != DYNCALL_OK || on == p->fs[i]->on)
+			continue;
+		nsteps += (size_t)arch_fentry_entry_step(&p->fs[i]->a, on,
+							 &p->steps[nsteps]);
+	}
+	dc_text_steps(p->steps, nsteps, NULL);
+	for (size_t i = 0; i < p->n; i++) {
+		int es;
+
+		if (p->st[i] != DYNCALL_OK)
+			continue;
+		es = arch_fentry_entry_state(&p->fs[i]->a);
+		if (es < 0 || (es == 1) != (p->want[i] != 0)) {
+			p->st[i] = DYNCALL_ERR_MPROTECT;
+			continue;
+		}
+		p->fs[i]->on = es == 1;
+	}
+}
+
 /* Write what fs[0..n) should look like now; statuses into st[]. */
 static int apply(struct dc_fn **fs, size_t n, int *st)
 {
-	struct arch_step *steps;
-	uintptr_t *want;
-	long *oolk;
-	size_t nsteps = 0, size;
-	bool *ok, fresh = false;
+	struct plan p = { .fs = fs, .n = n, .st = st };
+	size_t size;
 	int ret = DYNCALL_OK;
 
-	if (dc_cfg.disabled) {
-		/* nothing is written; what needs no write is done */
-		for (size_t i = 0; i < n; i++) {
-			bool noop = !fs[i]->on && !fs[i]->w.nh &&
-				    !fs[i]->w.redirect;
-
-			st[i] = noop	      ? DYNCALL_OK :
-				dc_cfg.status ? dc_cfg.status :
-						DYNCALL_ERR_DISABLED;
-			if (st[i] && !ret)
-				ret = st[i];
-		}
-		return ret;
-	}
-	/* up to ARCH_FENTRY_SLOT_STEPS steps per function (step 3) */
-	size = n * (ARCH_FENTRY_SLOT_STEPS * (sizeof(*steps) + sizeof(*ok)) +
-		    sizeof(*want) + sizeof(*oolk));
-	steps = dc_alloc(size);
-	if (!steps)
+	if (dc_cfg.disabled)
+		return apply_disabled(fs, n, st);
+	size = n *
+	       (ARCH_FENTRY_SLOT_STEPS * (sizeof(*p.steps) + sizeof(*p.ok)) +
+		sizeof(*p.want) + sizeof(*p.first));
+	p.steps = dc_alloc(size);
+	if (!p.steps)
 		return DYNCALL_ERR_NOMEM;
-	want = (uintptr_t *)(steps + ARCH_FENTRY_SLOT_STEPS * n);
-	oolk = (long *)(want + n);
-	ok = (bool *)(oolk + n);
+	p.want = (uintptr_t *)(p.steps + ARCH_FENTRY_SLOT_STEPS * n);
+	p.first = (long *)(p.want + n);
+	p.ok = (bool *)(p.first + n);
 
-	/* 1. jump functions, out-of-line sequences; verify the entries */
-	for (size_t i = 0; i < n; i++) {
-		struct dc_fn *f = fs[i];
-		int es = arch_fentry_entry_state(&f->a);
-
-		st[i] = DYNCALL_OK;
-		oolk[i] = -1;
-		if (es < 0 || (es == 1) != f->on) {
-			st[i] = DYNCALL_ERR_BYTES; /* someone else wrote it */
-			continue;
-		}
-		want[i] = want_slot(f);
-		if ((f->w.nh || f->w.redirect) && !want[i]) {
-			st[i] = code_err ? code_err : DYNCALL_ERR_NOMEM;
-			continue;
-		}
-		if (want[i] && !f->ool_done) {
-			int k = near_get(f);
-
-			if (k) {
-				st[i] = k;
-				continue;
-			}
-			k = arch_fentry_ool_steps(&f->a, &steps[nsteps], 1);
-
-			if (k < 0) {
-				st[i] = k;
-				continue;
-			}
-			if (k)
-				oolk[i] = (long)nsteps;
-			nsteps += (size_t)k;
-			fresh |= k > 0;
-		}
-	}
-	dc_text_steps(steps, nsteps, ok);
-	for (size_t i = 0; i < n; i++) {
-		if (st[i] != DYNCALL_OK || !want[i])
-			continue;
-		if (oolk[i] >= 0 && !ok[oolk[i]])
-			st[i] = DYNCALL_ERR_MPROTECT;
-		else
-			fs[i]->ool_done = true;
-	}
 	/* 2. new jump functions set dc_stubs_dirty (dc_text_write); cached
 	 * ones were synchronized when they were written */
-	if ((fresh || dc_stubs_dirty) && dc_sync_cores()) {
+	if ((prepare(&p) || dc_stubs_dirty) && dc_sync_cores()) {
 		ret = DYNCALL_ERR_MEMBARRIER;
 		for (size_t i = 0; i < n; i++)
 			st[i] = ret;
-		goto out;
+	} else {
+		dc_stubs_dirty = false;
+		write_slots(&p);
+		write_entries(&p);
 	}
-	dc_stubs_dirty = false;
-	/* 3. slots; oolk[i] now: the first of function i's slot steps */
-	nsteps = 0;
-	for (size_t i = 0; i < n; i++) {
-		oolk[i] = (long)nsteps;
-		if (st[i] != DYNCALL_OK || !want[i])
-			continue;
-		nsteps += (size_t)arch_fentry_slot_step(&fs[i]->a, want[i],
-							&steps[nsteps]);
-	}
-	if (dc_text_steps(steps, nsteps, ok)) {
-		/* a slot not written: leave those entries as they are */
-		for (size_t i = 0; i < n; i++) {
-			size_t end = i + 1 < n ? (size_t)oolk[i + 1] : nsteps;
-
-			for (size_t k = (size_t)oolk[i]; k < end; k++)
-				if (!ok[k])
-					st[i] = DYNCALL_ERR_MPROTECT;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		if (st[i] == DYNCALL_OK && want[i])
-			fs[i]->slot_val = want[i];
-	/* 4. entries */
-	nsteps = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool on = want[i] != 0;
-
-		if (st[i] != DYNCALL_OK || on == fs[i]->on)
-			continue;
-		nsteps += (size_t)arch_fentry_entry_step(&fs[i]->a, on,
-							 &steps[nsteps]);
-	}
-	dc_text_steps(steps, nsteps, NULL);
-	for (size_t i = 0; i < n; i++) {
-		int es;
-
-		if (st[i] != DYNCALL_OK)
-			continue;
-		es = arch_fentry_entry_state(&fs[i]->a);
-		if (es < 0 || (es == 1) != (want[i] != 0)) {
-			st[i] = DYNCALL_ERR_MPROTECT;
-			continue;
-		}
-		fs[i]->on = es == 1;
-	}
-out:
-	dc_free(steps, size);
+	dc_free(p.steps, size);
 	for (size_t i = 0; i < n; i++)
 		if (st[i] && !ret)
 			ret = st[i];
