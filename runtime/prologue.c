@@ -844,6 +844,66 @@ static void state_begin(sigset_t *saved)
 	rescan();
 }
 
+/* Handler h's index in f's handlers (f->w.nh: none). */
+static unsigned handler_index(const struct dc_fn *f, uintptr_t h)
+{
+	unsigned k;
+
+	for (k = 0; k < f->w.nh && f->w.h[k] != h; k++)
+		;
+	return k;
+}
+
+/* May op (with handler or target h) be done on f? */
+static int op_check(const struct dc_fn *f, enum op op, uintptr_t h)
+{
+	switch (op) {
+	case OP_HOOK:
+		if (!h || handler_index(f, h) < f->w.nh)
+			return DYNCALL_ERR_INVAL;
+		if (f->w.nh == DYNCALL_FN_MAX_HANDLERS)
+			return DYNCALL_ERR_NOMEM;
+		return DYNCALL_OK;
+	case OP_UNHOOK:
+		return handler_index(f, h) == f->w.nh ? DYNCALL_ERR_NOHOOK :
+							DYNCALL_OK;
+#if ARCH_FENTRY_TARGET_CHECK
+	case OP_REDIRECT:
+		return arch_fentry_target_ok(&f->a, h) ? DYNCALL_OK :
+							 DYNCALL_ERR_INVAL;
+#endif
+	default:
+		return DYNCALL_OK;
+	}
+}
+
+/* f's wanted state after op (checked by op_check). */
+static void op_do(struct dc_fn *f, enum op op, uintptr_t h, uintptr_t d)
+{
+	unsigned k = handler_index(f, h);
+
+	switch (op) {
+	case OP_HOOK:
+		f->w.h[f->w.nh] = h;
+		f->w.d[f->w.nh++] = d;
+		break;
+	case OP_UNHOOK:
+		memmove(&f->w.h[k], &f->w.h[k + 1],
+			(f->w.nh - k - 1) * sizeof(f->w.h[0]));
+		memmove(&f->w.d[k], &f->w.d[k + 1],
+			(f->w.nh - k - 1) * sizeof(f->w.d[0]));
+		f->w.nh--;
+		break;
+	case OP_REDIRECT:
+		f->w.redirect = h;
+		break;
+	case OP_RESTORE:
+		f->w.nh = 0;
+		f->w.redirect = 0;
+		break;
+	}
+}
+
 /* Change the state of fns[0..n) by op; returns the first error. */
 static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 		 uintptr_t d)
@@ -873,36 +933,11 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 	for (size_t i = 0; i < n; i++) {
 		int s = DYNCALL_OK;
 		struct dc_fn *f = fn_get(fns[i], &s);
-		unsigned k = 0;
 
 		if (f && f->queued)
 			continue; /* twice in one batch: once */
-		if (f) {
-			for (k = 0; k < f->w.nh && f->w.h[k] != h; k++)
-				;
-			switch (op) {
-			case OP_HOOK:
-				if (!h)
-					s = DYNCALL_ERR_INVAL;
-				else if (k < f->w.nh)
-					s = DYNCALL_ERR_INVAL;
-				else if (f->w.nh == DYNCALL_FN_MAX_HANDLERS)
-					s = DYNCALL_ERR_NOMEM;
-				break;
-			case OP_UNHOOK:
-				if (k == f->w.nh)
-					s = DYNCALL_ERR_NOHOOK;
-				break;
-#if ARCH_FENTRY_TARGET_CHECK
-			case OP_REDIRECT:
-				if (!arch_fentry_target_ok(&f->a, h))
-					s = DYNCALL_ERR_INVAL;
-				break;
-#endif
-			default:
-				break;
-			}
-		}
+		if (f)
+			s = op_check(f, op, h);
 		if (s) {
 			ret = ret ? ret : s;
 			continue;
@@ -912,32 +947,8 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 	}
 	/* keep the old state to roll back what a refused write left */
 	for (size_t i = 0; i < m; i++) {
-		struct dc_fn *f = v[i];
-		unsigned k;
-
-		for (k = 0; k < f->w.nh && f->w.h[k] != h; k++)
-			;
-		old[i] = f->w;
-		switch (op) {
-		case OP_HOOK:
-			f->w.h[f->w.nh] = h;
-			f->w.d[f->w.nh++] = d;
-			break;
-		case OP_UNHOOK:
-			memmove(&f->w.h[k], &f->w.h[k + 1],
-				(f->w.nh - k - 1) * sizeof(f->w.h[0]));
-			memmove(&f->w.d[k], &f->w.d[k + 1],
-				(f->w.nh - k - 1) * sizeof(f->w.d[0]));
-			f->w.nh--;
-			break;
-		case OP_REDIRECT:
-			f->w.redirect = h;
-			break;
-		case OP_RESTORE:
-			f->w.nh = 0;
-			f->w.redirect = 0;
-			break;
-		}
+		old[i] = v[i]->w;
+		op_do(v[i], op, h, d);
 	}
 	if (m) {
 		int r = apply(v, m, st);
