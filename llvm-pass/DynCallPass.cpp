@@ -163,6 +163,11 @@ private:
   bool foldGuardedCall(CallBase &CB, LoadInst &Load, Key &K,
                        OptimizationRemarkEmitter &ORE);
   void rewriteKeyUses(Key &K);
+  /// What one instruction does with the key's address (rewriteKeyUses).
+  void classifyKeyUse(Key &K, Use *U, Instruction *I,
+                      SmallVectorImpl<Use *> &Work,
+                      SmallVectorImpl<StoreInst *> &Stores,
+                      SmallVectorImpl<Instruction *> &RMWs);
   void notifyFieldStore(StoreInst &SI, Key &K);
   void collectBeforeRelocation();
 
@@ -944,6 +949,73 @@ void DynCallTransform::notifyFieldStore(StoreInst &SI, Key &K) {
   ++NumNotes;
 }
 
+/// Loads and compares are fine, stores go through the runtime (Stores),
+/// read-modify-writes get a resync (RMWs), address arithmetic is followed
+/// (Work), anything else lets the address escape.
+void DynCallTransform::classifyKeyUse(Key &K, Use *U, Instruction *I,
+                                      SmallVectorImpl<Use *> &Work,
+                                      SmallVectorImpl<StoreInst *> &Stores,
+                                      SmallVectorImpl<Instruction *> &RMWs) {
+  GlobalVariable *GV = K.Object;
+  if (isa<LoadInst>(I) || isa<ICmpInst>(I))
+    return;
+  // The runtime's public API (dyncall_set, dyncall_update,
+  // dyncall_key_info, ...) takes keys by address and never stores behind
+  // the runtime's back: not an escape (same rule as the GCC plugin).
+  if (auto *CB = dyn_cast<CallBase>(I); CB && CB->isArgOperand(U))
+    if (Function *Callee = CB->getCalledFunction();
+        Callee && Callee->isDeclaration() &&
+        Callee->getName().starts_with(RuntimeApiPrefix))
+      return;
+  if (auto *SI = dyn_cast<StoreInst>(I)) {
+    // Clang stores _Atomic pointers as pointer-sized integers.
+    Type *VT = SI->getValueOperand()->getType();
+    bool PointerSized =
+        VT->isPointerTy() ||
+        (VT->isIntegerTy() && M.getDataLayout().getTypeStoreSize(VT) ==
+                                  M.getDataLayout().getPointerSize());
+    if (U->getOperandNo() == SI->getPointerOperandIndex() && PointerSized &&
+        U->get()->stripPointerCasts() == GV &&
+        !BeforeRelocation.contains(SI->getFunction()))
+      Stores.push_back(SI);
+    else
+      K.Escapes = true; // (a plain store before relocation: see
+                        // collectBeforeRelocation)
+    return;
+  }
+  if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) {
+    K.Escapes = true;
+    if (!BeforeRelocation.contains(I->getFunction()))
+      RMWs.push_back(I);
+    return;
+  }
+  if (isa<GetElementPtrInst>(I) || isa<CastInst>(I)) {
+    if (isa<PtrToIntInst>(I))
+      K.Escapes = true;
+    else
+      for (Use &UU : I->uses())
+        Work.push_back(&UU);
+    return;
+  }
+  // The runtime's own API (dyncall_update(&key), dyncall_key_info(&key),
+  // dyncall_set(&key, f)) stores through the runtime or not at all.
+  if (auto *Call = dyn_cast<CallBase>(I))
+    if (Function *Callee = Call->getCalledFunction();
+        Callee && Callee->isDeclaration() &&
+        (Callee->getName().starts_with("dyncall_") ||
+         Callee->getName().starts_with("__dyncall_")))
+      return;
+  if (auto *II = dyn_cast<IntrinsicInst>(I)) {
+    if (II->isLifetimeStartOrEnd() || isa<DbgInfoIntrinsic>(II) ||
+        II->getIntrinsicID() == Intrinsic::var_annotation)
+      return;
+    if (isa<AnyMemIntrinsic>(II) &&
+        !BeforeRelocation.contains(II->getFunction()))
+      RMWs.push_back(I); // memcpy/memset over the key: resync afterwards
+  }
+  K.Escapes = true;
+}
+
 /// Every use of a variable key's address: loads are fine, stores go through
 /// the runtime, read-modify-writes are followed by a resync, anything else
 /// lets the address escape.
@@ -986,68 +1058,10 @@ void DynCallTransform::rewriteKeyUses(Key &K) {
         K.Escapes = true;
       continue;
     }
-    auto *I = dyn_cast<Instruction>(Usr);
-    if (!I) {
+    if (auto *I = dyn_cast<Instruction>(Usr))
+      classifyKeyUse(K, U, I, Work, Stores, RMWs);
+    else
       K.Escapes = true;
-      continue;
-    }
-    if (isa<LoadInst>(I) || isa<ICmpInst>(I))
-      continue;
-    // The runtime's public API (dyncall_set, dyncall_update,
-    // dyncall_key_info, ...) takes keys by address and never stores behind
-    // the runtime's back: not an escape (same rule as the GCC plugin).
-    if (auto *CB = dyn_cast<CallBase>(I); CB && CB->isArgOperand(U))
-      if (Function *Callee = CB->getCalledFunction();
-          Callee && Callee->isDeclaration() &&
-          Callee->getName().starts_with(RuntimeApiPrefix))
-        continue;
-    if (auto *SI = dyn_cast<StoreInst>(I)) {
-      // Clang stores _Atomic pointers as pointer-sized integers.
-      Type *VT = SI->getValueOperand()->getType();
-      bool PointerSized =
-          VT->isPointerTy() ||
-          (VT->isIntegerTy() && M.getDataLayout().getTypeStoreSize(VT) ==
-                                    M.getDataLayout().getPointerSize());
-      if (U->getOperandNo() == SI->getPointerOperandIndex() && PointerSized &&
-          U->get()->stripPointerCasts() == GV &&
-          !BeforeRelocation.contains(SI->getFunction()))
-        Stores.push_back(SI);
-      else
-        K.Escapes = true; // (a plain store before relocation: see
-                          // collectBeforeRelocation)
-      continue;
-    }
-    if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) {
-      K.Escapes = true;
-      if (!BeforeRelocation.contains(I->getFunction()))
-        RMWs.push_back(I);
-      continue;
-    }
-    if (isa<GetElementPtrInst>(I) || isa<CastInst>(I)) {
-      if (isa<PtrToIntInst>(I))
-        K.Escapes = true;
-      else
-        for (Use &UU : I->uses())
-          Work.push_back(&UU);
-      continue;
-    }
-    // The runtime's own API (dyncall_update(&key), dyncall_key_info(&key),
-    // dyncall_set(&key, f)) stores through the runtime or not at all.
-    if (auto *Call = dyn_cast<CallBase>(I))
-      if (Function *Callee = Call->getCalledFunction();
-          Callee && Callee->isDeclaration() &&
-          (Callee->getName().starts_with("dyncall_") ||
-           Callee->getName().starts_with("__dyncall_")))
-        continue;
-    if (auto *II = dyn_cast<IntrinsicInst>(I)) {
-      if (II->isLifetimeStartOrEnd() || isa<DbgInfoIntrinsic>(II) ||
-          II->getIntrinsicID() == Intrinsic::var_annotation)
-        continue;
-      if (isa<AnyMemIntrinsic>(II) &&
-          !BeforeRelocation.contains(II->getFunction()))
-        RMWs.push_back(I); // memcpy/memset over the key: resync afterwards
-    }
-    K.Escapes = true;
   }
 
   for (StoreInst *SI : Stores) {
