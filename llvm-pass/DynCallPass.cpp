@@ -159,6 +159,12 @@ private:
   bool runSites();
   bool rewriteCall(CallBase &CB, Key &K, bool Fresh,
                    OptimizationRemarkEmitter &ORE, bool Cond = false);
+  // rewriteCall's parts: the site's trampoline, the call rebuilt through it,
+  // the entry's flags.
+  Function *createTrampoline(const CallBase &CB, const TrampolineStyle &Style,
+                             std::string &Name);
+  CallBase *callThroughTrampoline(CallBase &CB, Function *Tramp, bool Cond);
+  uint16_t siteFlags(const Key &K, bool Fresh, bool Retpoline);
   std::optional<StringRef> siteBlocker(const CallBase &CB);
   bool foldGuardedCall(CallBase &CB, LoadInst &Load, Key &K,
                        OptimizationRemarkEmitter &ORE);
@@ -662,39 +668,16 @@ bool DynCallTransform::foldGuardedCall(CallBase &CB, LoadInst &Load, Key &K,
   return true;
 }
 
-bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
-                                   OptimizationRemarkEmitter &ORE, bool Cond) {
-  auto Missed = [&](StringRef Why) {
-    if (K.IsWholeProgram) {
-      ++NumWPMissed;
-      LLVM_DEBUG(dbgs() << "dyncall: whole-program: left alone (" << Why
-                        << "): " << CB << "\n");
-      ORE.emit([&] {
-        return OptimizationRemarkMissed(DEBUG_TYPE, "WholeProgramNotTransformed",
-                                        &CB)
-               << "indirect call left alone (whole-program): " << Why;
-      });
-      return false;
-    }
-    ++NumMissed;
-    ORE.emit([&] {
-      return OptimizationRemarkMissed(DEBUG_TYPE, "NotTransformed", &CB)
-             << "call through dynamic_call key '" << K.Name
-             << "' left indirect: " << Why;
-    });
-    return false;
-  };
-  if (std::optional<StringRef> Why = siteBlocker(CB))
-    return Missed(*Why);
+/// The site's trampoline: the call's signature with the chain in front; its
+/// text goes to the module's asm.
+Function *DynCallTransform::createTrampoline(const CallBase &CB,
+                                             const TrampolineStyle &Style,
+                                             std::string &Name) {
   FunctionType *FT = CB.getFunctionType();
-
-  // The trampoline: same signature with the chain in front.
   SmallVector<Type *, 8> Params{Ptr};
   Params.append(FT->param_begin(), FT->param_end());
   auto *TFT = FunctionType::get(FT->getReturnType(), Params, FT->isVarArg());
-  std::string Name = (DYNCALL_TRAMP_PREFIX + unitId() + "." +
-                      Twine(NextSite++))
-                         .str();
+  Name = (DYNCALL_TRAMP_PREFIX + unitId() + "." + Twine(NextSite++)).str();
   Function *Tramp =
       Function::Create(TFT, GlobalValue::ExternalLinkage, Name, M);
   if (!Tramps->clobbersToc()) { // ppc64le: see Trampolines.h
@@ -705,17 +688,15 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
   Tramp->addParamAttr(0, Attribute::Nest);
   if (CB.doesNotThrow())
     Tramp->addFnAttr(Attribute::NoUnwind);
-
-  Function &Caller = *CB.getFunction();
-  TrampolineStyle Style;
-  Style.Cond = Cond;
-  Style.Retpoline = Caller.getFnAttribute("target-features")
-                        .getValueAsString()
-                        .contains("+retpoline-indirect-calls");
-  NeedRetpoline |= Style.Retpoline;
   Asm += Tramps->trampoline(Name, Style);
+  return Tramp;
+}
 
-  // Rebuild the call with the loaded pointer as `nest` argument 0.
+/// CB rebuilt as a call of Tramp with the loaded pointer as `nest` argument
+/// 0 (a conditional site's call is never a tail call); CB is erased.
+CallBase *DynCallTransform::callThroughTrampoline(CallBase &CB,
+                                                  Function *Tramp, bool Cond) {
+  FunctionType *TFT = Tramp->getFunctionType();
   SmallVector<Value *, 8> Args{CB.getCalledOperand()};
   Args.append(CB.arg_begin(), CB.arg_end());
   AttributeList Old = CB.getAttributes();
@@ -742,6 +723,64 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
   NewCB->takeName(&CB);
   CB.replaceAllUsesWith(NewCB);
   CB.eraseFromParent();
+  return NewCB;
+}
+
+/// The entry's flags (abi.h): fresh, type key, retpoline, IBT, BTI.
+uint16_t DynCallTransform::siteFlags(const Key &K, bool Fresh,
+                                     bool Retpoline) {
+  uint16_t Flags = 0;
+  if (Fresh)
+    Flags |= DYNCALL_SITE_FRESH;
+  if (K.IsType)
+    Flags |= DYNCALL_SITE_TYPE_KEY;
+  if (Retpoline)
+    Flags |= DYNCALL_SITE_RETPOLINE;
+  if (auto *CF = mdconst::extract_or_null<ConstantInt>(
+          M.getModuleFlag("cf-protection-branch"));
+      CF && CF->getZExtValue())
+    Flags |= DYNCALL_SITE_IBT;
+  if (auto *BTI = mdconst::extract_or_null<ConstantInt>(
+          M.getModuleFlag("branch-target-enforcement"));
+      BTI && BTI->getZExtValue())
+    Flags |= DYNCALL_SITE_BTI;
+  return Flags;
+}
+
+bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
+                                   OptimizationRemarkEmitter &ORE, bool Cond) {
+  auto Missed = [&](StringRef Why) {
+    if (K.IsWholeProgram) {
+      ++NumWPMissed;
+      LLVM_DEBUG(dbgs() << "dyncall: whole-program: left alone (" << Why
+                        << "): " << CB << "\n");
+      ORE.emit([&] {
+        return OptimizationRemarkMissed(DEBUG_TYPE, "WholeProgramNotTransformed",
+                                        &CB)
+               << "indirect call left alone (whole-program): " << Why;
+      });
+      return false;
+    }
+    ++NumMissed;
+    ORE.emit([&] {
+      return OptimizationRemarkMissed(DEBUG_TYPE, "NotTransformed", &CB)
+             << "call through dynamic_call key '" << K.Name
+             << "' left indirect: " << Why;
+    });
+    return false;
+  };
+  if (std::optional<StringRef> Why = siteBlocker(CB))
+    return Missed(*Why);
+  Function &Caller = *CB.getFunction();
+  TrampolineStyle Style;
+  Style.Cond = Cond;
+  Style.Retpoline = Caller.getFnAttribute("target-features")
+                        .getValueAsString()
+                        .contains("+retpoline-indirect-calls");
+  NeedRetpoline |= Style.Retpoline;
+  std::string Name;
+  Function *Tramp = createTrampoline(CB, Style, Name);
+  CallBase *NewCB = callThroughTrampoline(CB, Tramp, Cond);
 
   // The table entry. `site` and `func` stay 0: the call instruction does not
   // exist yet, and the runtime discovers it from the return address.
@@ -752,21 +791,7 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
   if (auto *CI = dyn_cast<CallInst>(NewCB); CI && CI->isTailCall())
     if (auto *Ret = dyn_cast_or_null<ReturnInst>(CI->getNextNode()))
       Tail = !Ret->getReturnValue() || Ret->getReturnValue() == CI;
-  uint16_t Flags = 0;
-  if (Fresh)
-    Flags |= DYNCALL_SITE_FRESH;
-  if (K.IsType)
-    Flags |= DYNCALL_SITE_TYPE_KEY;
-  if (Style.Retpoline)
-    Flags |= DYNCALL_SITE_RETPOLINE;
-  if (auto *CF = mdconst::extract_or_null<ConstantInt>(
-          M.getModuleFlag("cf-protection-branch"));
-      CF && CF->getZExtValue())
-    Flags |= DYNCALL_SITE_IBT;
-  if (auto *BTI = mdconst::extract_or_null<ConstantInt>(
-          M.getModuleFlag("branch-target-enforcement"));
-      BTI && BTI->getZExtValue())
-    Flags |= DYNCALL_SITE_BTI;
+  uint16_t Flags = siteFlags(K, Fresh, Style.Retpoline);
 
   // Entries are collected and emitted as one array per module (one section,
   // not one per site: thousands of sections slow every later tool down).
