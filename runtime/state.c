@@ -115,6 +115,90 @@ static void fin_push(struct dc_point *p, uintptr_t want)
 	fin[fin_n++] = (struct dc_final){ p, want };
 }
 
+/* What site_plan() decided for a site, shared by its points. */
+struct site_dest {
+	struct dc_batch *b;
+	struct dc_module *m;
+	int kind;          /* DC_DEST_DIRECT, _GUARD or _SLOW            */
+	uintptr_t v;       /* the direct (or first learned) target       */
+	uintptr_t guard;   /* the guard stub, or 0                       */
+	uintptr_t far;     /* the module's far stub to v, made on need   */
+	unsigned flavor;   /* DC_FLAVOR_*                                */
+	bool safe, record; /* see site_plan()                            */
+};
+
+/* The destination kind of site s for its key's value, its target and
+ * guard stub into *d. */
+static void site_dest(struct dc_site *s, struct site_dest *d)
+{
+	uintptr_t tg[DC_MAX_TARGETS];
+	bool direct = false, entry = false;
+	unsigned n = 0;
+
+	d->v = s->key->value;
+	d->kind = DC_DEST_SLOW;
+	if (dc_cfg.disabled)
+		return;
+	if (direct_ok(s)) {
+		/* NULL (a call would fault either way) or a target without
+		 * the landing pad the site's indirect call requires
+		 * (landing.c): the slow path.  NULL at a conditional site:
+		 * "direct to NULL", its NOP. */
+		direct = d->v ? dc_landing_pad_ok(s, d->v) :
+				s->kind == DYNCALL_KIND_COND;
+		if (direct && d->v) /* its interim guard (safe mode) */
+			tg[n++] = d->v;
+	} else {
+		n = dc_learn_targets(s, d->v, tg, &entry);
+	}
+	if ((!direct || d->safe) && (n || entry)) {
+		d->guard = dc_guard_stub(d->m->lo, d->m->hi, tg, n, d->flavor,
+					 entry, s);
+		if (!d->guard && !direct)
+			s->status = dc_cfg.disabled ? dc_cfg.status :
+						      DYNCALL_ERR_NOMEM;
+	}
+	d->kind = direct ? DC_DEST_DIRECT :
+		  d->guard ? DC_DEST_GUARD : DC_DEST_SLOW;
+	if (!direct)
+		d->v = n ? tg[0] : 0;
+}
+
+/*
+ * One point: its final destination (a direct destination out of the
+ * point's reach goes through a far stub, made on first need and shared by
+ * the module; none: slow), or in safe mode the interim.  Direct to NULL
+ * (a conditional site): its calls' NOP (destination 0), and the
+ * trampoline's slow path, whose NULL test is that state's equivalent for
+ * callers not discovered yet (nop_ok false).
+ */
+static void plan_point(struct site_dest *d, struct dc_point *pt, uintptr_t at,
+		       uintptr_t slowdest, bool nop_ok)
+{
+	uintptr_t dst = 0;
+	bool nop = d->kind == DC_DEST_DIRECT && !d->v && nop_ok;
+
+	if (d->kind == DC_DEST_GUARD)
+		dst = d->guard;
+	else if (d->kind == DC_DEST_DIRECT && d->v)
+		dst = arch_branch_reaches(at, d->v) ? d->v :
+		      d->far ? d->far :
+			       (d->far = dc_far_stub(d->m->lo, d->m->hi, d->v,
+						     d->flavor));
+	if (!dst && !nop) {
+		dc_batch_add(d->b, pt, slowdest, DC_DEST_SLOW);
+	} else if (d->kind != DC_DEST_DIRECT || !d->safe) {
+		dc_batch_add(d->b, pt, dst, d->kind);
+	} else {
+		if (d->guard)
+			dc_batch_add(d->b, pt, d->guard, DC_DEST_GUARD);
+		else
+			dc_batch_add(d->b, pt, slowdest, DC_DEST_SLOW);
+		if (d->record)
+			fin_push(pt, dst);
+	}
+}
+
 /*
  * Queue the writes that put site s in the state its key's value asks.
  * safe (step 1 of a store): a point whose final state is DIRECT gets the
@@ -124,86 +208,20 @@ static void fin_push(struct dc_point *p, uintptr_t want)
 static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 		      bool record)
 {
-	struct dc_module *m = s->mod;
-	struct dc_key *k = s->key;
-	unsigned flavor = 0;
-	uintptr_t v, guard = 0, far = 0;
-	bool direct = false;
-	int kind = DC_DEST_SLOW;
+	struct site_dest d = { .b = b, .m = s->mod, .safe = safe,
+			       .record = record };
 
-	if (!k || s->status == DYNCALL_ERR_ABI || !s->slow)
+	if (!s->key || s->status == DYNCALL_ERR_ABI || !s->slow)
 		return;
 	if (s->flags & DYNCALL_SITE_RETPOLINE)
-		flavor |= DC_FLAVOR_RETPOLINE;
-	v = k->value;
-	if (!dc_cfg.disabled) {
-		uintptr_t tg[DC_MAX_TARGETS];
-		bool entry = false;
-		unsigned n = 0;
-
-		if (direct_ok(s)) {
-			/* NULL (a call would fault either way) or a target
-			 * without the landing pad the site's indirect call
-			 * requires (landing.c): the slow path.  NULL at a
-			 * conditional site: "direct to NULL", its NOP. */
-			direct = v ? dc_landing_pad_ok(s, v) :
-				     s->kind == DYNCALL_KIND_COND;
-			if (direct && v) /* its interim guard (safe mode) */
-				tg[n++] = v;
-		} else {
-			n = dc_learn_targets(s, v, tg, &entry);
-		}
-		if ((!direct || safe) && (n || entry)) {
-			guard = dc_guard_stub(m->lo, m->hi, tg, n, flavor,
-					      entry, s);
-			if (!guard && !direct)
-				s->status = dc_cfg.disabled ? dc_cfg.status :
-							      DYNCALL_ERR_NOMEM;
-		}
-		kind = direct ? DC_DEST_DIRECT :
-		       guard ? DC_DEST_GUARD : DC_DEST_SLOW;
-		if (!direct)
-			v = n ? tg[0] : 0;
-	}
-	s->target = kind == DC_DEST_SLOW ? 0 : v;
-
-	/*
-	 * One point: its final destination d (a direct destination out of
-	 * the point's reach goes through a far stub, made on first need and
-	 * shared by the module; none: slow), or in safe mode the interim.
-	 * Direct to NULL (a conditional site): its calls' NOP (d = 0), and
-	 * the trampoline's slow path, whose NULL test is that state's
-	 * equivalent for callers not discovered yet (nop_ok false).
-	 */
-#define PLAN_POINT(pt, at, slowdest, nop_ok)                                 \
-	do {                                                                 \
-		uintptr_t d_ = 0;                                            \
-		bool nop_ = kind == DC_DEST_DIRECT && !v && (nop_ok);        \
-		if (kind == DC_DEST_GUARD)                                   \
-			d_ = guard;                                          \
-		else if (kind == DC_DEST_DIRECT && v)                        \
-			d_ = arch_branch_reaches((at), v) ? v :              \
-			     (far ? far :                                    \
-			      (far = dc_far_stub(m->lo, m->hi, v, flavor))); \
-		if (!d_ && !nop_)                                            \
-			dc_batch_add(b, (pt), (slowdest), DC_DEST_SLOW);     \
-		else if (kind != DC_DEST_DIRECT || !safe)                    \
-			dc_batch_add(b, (pt), d_, kind);                     \
-		else {                                                       \
-			if (guard)                                           \
-				dc_batch_add(b, (pt), guard, DC_DEST_GUARD); \
-			else                                                 \
-				dc_batch_add(b, (pt), (slowdest),            \
-					     DC_DEST_SLOW);                  \
-			if (record)                                          \
-				fin_push((pt), d_);                          \
-		}                                                            \
-	} while (0)
+		d.flavor |= DC_FLAVOR_RETPOLINE;
+	site_dest(s, &d);
+	s->target = d.kind == DC_DEST_SLOW ? 0 : d.v;
 
 	if (disc_active(s))
 		dc_batch_add(b, &s->tramp_pt, s->disc_thunk, DC_DEST_DISC);
 	else
-		PLAN_POINT(&s->tramp_pt, s->tramp, s->slow, false);
+		plan_point(&d, &s->tramp_pt, s->tramp, s->slow, false);
 	/* Discovery fills the slots in order and never clears one: the
 	 * first empty slot ends the list. */
 	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
@@ -213,9 +231,8 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 
 		if (!at)
 			break;
-		PLAN_POINT(p, at, s->tramp, p->op == ARCH_OP_COND);
+		plan_point(&d, p, at, s->tramp, p->op == ARCH_OP_COND);
 	}
-#undef PLAN_POINT
 }
 
 void dc_site_plan(struct dc_batch *b, struct dc_site *s)
