@@ -80,6 +80,62 @@ static std::string function_symbol(tree fndecl)
 	       targetm.strip_name_encoding(name);
 }
 
+/* The label the entries of fun's sites name as their function, emitted
+ * on first need (*func_expr: the expression for the entry's `func`):
+ * after the section switch of a cold part (switch_note: the first byte of
+ * that part, right after its section switch and symbol; no prologue, no
+ * global entry point there), else the function's first byte, before any
+ * endbr64 or prologue instruction. */
+static std::string function_label(function *fun, rtx_insn *switch_note,
+				  std::string &func_expr)
+{
+	std::string label = FUNC_LABEL_PREFIX + std::to_string(label_counter++);
+
+	func_expr = label;
+	if (switch_note) {
+		emit_insn_after(asm_input((label + ":").c_str()), switch_note);
+		return label;
+	}
+	emit_asm_before(label + ":", get_insns());
+	if (arch.func_from_symbol)
+		/* label - (label - symbol): the symbol's address, relocated
+		 * against the section, never against a preemptible symbol. */
+		func_expr += " - (" + label + " - " +
+			     function_symbol(fun->decl) + ")";
+	return label;
+}
+
+/* One __dyncall_sites entry (abi.h), SHF_LINK_ORDER to the function's
+ * label (and in its COMDAT group). */
+static void print_site_entry(std::string &entries, const char *group,
+			     const std::string &func_label,
+			     const std::string &func_expr,
+			     const std::string &label,
+			     const std::string &tramp_name, const char *cell,
+			     int kind, unsigned flags)
+{
+	if (group)
+		asm_printf(entries,
+			   "\t.pushsection " DYNCALL_SITES_SECTION
+			   ",\"aoG\",@progbits,%s,%s,comdat\n",
+			   func_label.c_str(), group);
+	else
+		asm_printf(entries,
+			   "\t.pushsection " DYNCALL_SITES_SECTION
+			   ",\"ao\",@progbits,%s\n",
+			   func_label.c_str());
+	asm_printf(entries,
+		   "\t.p2align 2\n"
+		   "\t.long %s - .\n"
+		   "\t.long %s - .\n"
+		   "\t.long %s - .\n"
+		   "\t.long %s - .\n"
+		   "\t.byte %d, %d\n\t.short %u\n"
+		   "\t.popsection\n",
+		   label.c_str(), tramp_name.c_str(), cell, func_expr.c_str(),
+		   DYNCALL_ABI_VERSION, kind, flags);
+}
+
 static unsigned int dyncall_rtl_execute(function *fun)
 {
 	std::string func_label, func_expr, entries;
@@ -115,29 +171,9 @@ static unsigned int dyncall_rtl_execute(function *fun)
 		std::string tramp_name =
 			clone_trampoline(insn, tramp, flags, entries);
 
-		if (func_label.empty() && switch_note) {
-			/* The first byte of the cold part, right after its
-			 * section switch and symbol (no prologue, no global
-			 * entry point there). */
-			func_label = FUNC_LABEL_PREFIX +
-				     std::to_string(label_counter++);
-			emit_insn_after(asm_input((func_label + ":").c_str()),
-					switch_note);
-			func_expr = func_label;
-		} else if (func_label.empty()) {
-			/* The function's first byte: before any endbr64 or
-			 * prologue instruction. */
-			func_label = FUNC_LABEL_PREFIX +
-				     std::to_string(label_counter++);
-			emit_asm_before(func_label + ":", get_insns());
-			func_expr = func_label;
-			if (arch.func_from_symbol)
-				/* label - (label - symbol): the symbol's
-				 * address, relocated against the section,
-				 * never against a preemptible symbol. */
-				func_expr += " - (" + func_label + " - " +
-					     function_symbol(fun->decl) + ")";
-		}
+		if (func_label.empty())
+			func_label =
+				function_label(fun, switch_note, func_expr);
 
 		/* The arch's padding (x86-64: the opcode at 4k+3, so the
 		 * rel32 is 4-byte aligned), then the label.  Only notes (zero
@@ -147,26 +183,8 @@ static unsigned int dyncall_rtl_execute(function *fun)
 			SITE_LABEL_PREFIX + std::to_string(label_counter++);
 		emit_asm_before(arch.site_padding + label + ":", insn);
 
-		if (group)
-			asm_printf(entries,
-				   "\t.pushsection " DYNCALL_SITES_SECTION
-				   ",\"aoG\",@progbits,%s,%s,comdat\n",
-				   func_label.c_str(), group);
-		else
-			asm_printf(entries,
-				   "\t.pushsection " DYNCALL_SITES_SECTION
-				   ",\"ao\",@progbits,%s\n",
-				   func_label.c_str());
-		asm_printf(entries,
-			   "\t.p2align 2\n"
-			   "\t.long %s - .\n"
-			   "\t.long %s - .\n"
-			   "\t.long %s - .\n"
-			   "\t.long %s - .\n"
-			   "\t.byte %d, %d\n\t.short %u\n"
-			   "\t.popsection\n",
-			   label.c_str(), tramp_name.c_str(), cell,
-			   func_expr.c_str(), DYNCALL_ABI_VERSION, kind, flags);
+		print_site_entry(entries, group, func_label, func_expr, label,
+				 tramp_name, cell, kind, flags);
 	}
 	/* The entries go after the function's last instruction, where no
 	 * branch has to jump over them (asm length is overestimated). */

@@ -69,7 +69,7 @@ if [ "$do_venv" = 1 ]; then
   fi
   if ! "$venv/bin/python" -c 'import lit, psutil, pytest, lief, capstone, numpy, elftools
 assert lief.__version__.startswith("0.15.1"), lief.__version__' 2>/dev/null \
-      || [ ! -x "$venv/bin/ruff" ] \
+      || [ ! -x "$venv/bin/ruff" ] || [ ! -x "$venv/bin/lizard" ] \
       || [ "$("$venv/bin/mypy" --version 2>/dev/null | cut -d' ' -f2)" != 2.4.1 ]; then
     say "installing Python packages into $venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$here/requirements.txt"

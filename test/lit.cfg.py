@@ -16,7 +16,7 @@
 # Features: x86_64, qemu-aarch64, qemu-ppc64le, gcc-plugin, gcc11-plugin,
 #   gcc-plugin-aarch64, gcc-plugin-ppc64le, dyncall-runtime-aarch64,
 #   dyncall-runtime-ppc64le, lld, lief, dyncall-clang-plugin,
-#   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff, clang-format, mypy,
+#   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff, clang-format, mypy, lizard,
 #   realworld-sources (SQLite and Expat unpacked by scripts/realworld/fetch.sh,
 #   which make check runs before lit), realworld-tinyxml2 (TinyXML-2, same).
 # The plugin and rewriter features follow the build's components (top-level
@@ -169,6 +169,8 @@ if shutil.which("clang-format-" + config.llvm_version_major):
     features.add("clang-format")
 if have(os.path.join(venv_bin, "mypy")):
     features.add("mypy")
+if have(os.path.join(venv_bin, "lizard")):
+    features.add("lizard")
 try:
     subprocess.run(
         [config.dyncall_python, "-c", "import lief, capstone, numpy"],
