@@ -156,7 +156,7 @@ def share_of(med, base, v, floor):
     return share(med[base], med[v], med[floor])
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--compilers", default="clang-19,gcc-12")
     ap.add_argument("--rounds", type=int, default=5)
@@ -181,36 +181,39 @@ def main():
         default=None,
         help="take the retpoline counts from FILE (of --callgrind-only) instead of running callgrind",
     )
-    a = ap.parse_args()
-    build = os.path.abspath(a.build_dir)
-    rw = os.path.join(build, "realworld")
-    compilers = [c for c in a.compilers.split(",") if c]
+    return ap.parse_args()
+
+
+def build_variants(a, build, compilers):
+    """Build every variant asked for; False when the sources are missing."""
     env = dict(os.environ, BUILD_DIR=build)
+    for c in compilers:
+        for v in VARIANTS[kind(c)]:
+            if a.variants and v not in a.variants.split(","):
+                continue
+            r = subprocess.run(
+                [
+                    os.path.join(ROOT, "scripts", "realworld", "build.sh"),
+                    v,
+                    c,
+                    "sqlite",
+                    "expat",
+                    "tinyxml2",
+                ],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                check=False,
+            )
+            if r.returncode == 3:
+                print("realworld: sources not available (see scripts/realworld/fetch.sh); no benchmark")
+                return False
+            if r.returncode:
+                sys.exit(f"realworld: build of {c}/{v} failed")
+    return True
 
-    if not a.no_build:
-        for c in compilers:
-            for v in VARIANTS[kind(c)]:
-                if a.variants and v not in a.variants.split(","):
-                    continue
-                r = subprocess.run(
-                    [
-                        os.path.join(ROOT, "scripts", "realworld", "build.sh"),
-                        v,
-                        c,
-                        "sqlite",
-                        "expat",
-                        "tinyxml2",
-                    ],
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    check=False,
-                )
-                if r.returncode == 3:
-                    print("realworld: sources not available (see scripts/realworld/fetch.sh); no benchmark")
-                    return 0
-                if r.returncode:
-                    sys.exit(f"realworld: build of {c}/{v} failed")
 
+def make_data(a, rw):
+    """The XML documents of the workloads, generated once."""
     data_dir = os.path.join(rw, "data")
     os.makedirs(data_dir, exist_ok=True)
     data = {
@@ -233,64 +236,63 @@ def main():
                 ],
                 check=True,
             )
-    wl = workloads(a, data)
-    if a.workloads:
-        keep = a.workloads.split(",")
-        wl = {k: v for k, v in wl.items() if any(k.startswith(p) for p in keep)}
+    return data
 
-    jobs = [(w, c, v) for w in wl for c in compilers for v in variants(c, wl[w][0])]
-    if a.variants:
-        jobs = [j for j in jobs if j[2] in a.variants.split(",")]
+
+def time_jobs(a, rw, wl, jobs, scratch):
+    """CPU seconds of every job, a.rounds times, interleaved."""
     times = {j: [] for j in jobs}
-    with tempfile.TemporaryDirectory(prefix="realworld-bench-") as scratch:
-        for r in range(0 if a.callgrind_only else a.rounds):
-            for w, c, v in jobs:
-                s = os.path.join(scratch, "run")
-                shutil.rmtree(s, ignore_errors=True)
-                os.makedirs(s)
-                times[(w, c, v)].append(run_cpu(wl[w][1](os.path.join(rw, c, v), s), s))
-            print(f"realworld: round {r + 1}/{a.rounds} done", file=sys.stderr)
+    for r in range(0 if a.callgrind_only else a.rounds):
+        for w, c, v in jobs:
+            s = os.path.join(scratch, "run")
+            shutil.rmtree(s, ignore_errors=True)
+            os.makedirs(s)
+            times[(w, c, v)].append(run_cpu(wl[w][1](os.path.join(rw, c, v), s), s))
+        print(f"realworld: round {r + 1}/{a.rounds} done", file=sys.stderr)
+    return times
 
-        retp = {}
-        if a.callgrind_from:
-            with open(a.callgrind_from) as f:
-                retp = {tuple(k.split("|")): n for k, n in json.load(f).items()}
-        elif not a.no_callgrind and shutil.which("valgrind"):
-            execdump = os.path.join(rw, "realworld_execdump.so")
-            cc = ["clang-19", "-O2", "-shared", "-fPIC", os.path.join(HERE, "realworld_execdump.c")]
-            subprocess.run([*cc, "-o", execdump, "-ldl"], check=True)
-            cgw = cg_workloads(data)
-            for w, c, v in jobs:
-                if v not in RETPOLINE_VARIANTS or w not in cgw:
-                    continue
-                s = os.path.join(scratch, "cg")
-                shutil.rmtree(s, ignore_errors=True)
-                os.makedirs(s)
-                out = os.path.join(s, "callgrind.out")
-                dump = os.path.join(s, "exec.dump")
-                argv = [
-                    "env",
-                    f"LD_PRELOAD={execdump}",
-                    f"REALWORLD_EXECDUMP={dump}",
-                    "valgrind",
-                    "--tool=callgrind",
-                    "--dump-instr=yes",
-                    # The runtime patches code in place: without this
-                    # valgrind keeps running its stale translations.
-                    "--smc-check=all",
-                    f"--callgrind-out-file={out}",
-                    *cgw[w](os.path.join(rw, c, v), os.path.join(s, "o")),
-                ]
-                os.makedirs(os.path.join(s, "o"))
-                subprocess.run(argv, cwd=s, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                retp[(w, c, v)] = realworld_callgrind.count(out, dump)["total"]
 
-    if a.callgrind_only:
-        with open(a.callgrind_only, "w") as f:
-            json.dump({"|".join(k): n for k, n in retp.items()}, f, indent=1)
-        print(f"realworld: retpoline counts of {len(retp)} runs in {a.callgrind_only}")
-        return 0
+def count_retpolines(a, rw, data, jobs, scratch):
+    """The dynamic retpoline executions of each job (callgrind), by job."""
+    retp = {}
+    if a.callgrind_from:
+        with open(a.callgrind_from) as f:
+            return {tuple(k.split("|")): n for k, n in json.load(f).items()}
+    if a.no_callgrind or not shutil.which("valgrind"):
+        return retp
+    execdump = os.path.join(rw, "realworld_execdump.so")
+    cc = ["clang-19", "-O2", "-shared", "-fPIC", os.path.join(HERE, "realworld_execdump.c")]
+    subprocess.run([*cc, "-o", execdump, "-ldl"], check=True)
+    cgw = cg_workloads(data)
+    for w, c, v in jobs:
+        if v not in RETPOLINE_VARIANTS or w not in cgw:
+            continue
+        s = os.path.join(scratch, "cg")
+        shutil.rmtree(s, ignore_errors=True)
+        os.makedirs(s)
+        out = os.path.join(s, "callgrind.out")
+        dump = os.path.join(s, "exec.dump")
+        argv = [
+            "env",
+            f"LD_PRELOAD={execdump}",
+            f"REALWORLD_EXECDUMP={dump}",
+            "valgrind",
+            "--tool=callgrind",
+            "--dump-instr=yes",
+            # The runtime patches code in place: without this
+            # valgrind keeps running its stale translations.
+            "--smc-check=all",
+            f"--callgrind-out-file={out}",
+            *cgw[w](os.path.join(rw, c, v), os.path.join(s, "o")),
+        ]
+        os.makedirs(os.path.join(s, "o"))
+        subprocess.run(argv, cwd=s, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        retp[(w, c, v)] = realworld_callgrind.count(out, dump)["total"]
+    return retp
 
+
+def make_rows(wl, compilers, times, retp):
+    """One row per job: median, IQR, retpolines left, the shares recovered."""
     rows = []
     for w in wl:
         for c in compilers:
@@ -323,10 +325,10 @@ def main():
                     row["recovered"] = share_of(med, "pgo", v, "plain-nojt")
                 if v in ("dyncall", "wp", "pgo-dyncall", "pgo-wp"):
                     row["of_whole"] = share_of(med, "retpoline", v, "plain")
+    return rows
 
-    commit = subprocess.run(
-        ["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+
+def print_table(a, rows, commit):
     print(
         f"realworld: {a.rounds} interleaved rounds, CPU time (user+sys) median [IQR]; "
         f"sqlite speedtest1 --size {a.sqlite_size}; expat benchmark {a.xml_mb:g} MB x {a.bench_loops}, "
@@ -365,6 +367,39 @@ def main():
             f"{row['median_s']:>9.3f} {row['iqr_s']:>7.3f} {vs_s:>8} "
             f"{rec_s:>9} {whole_s:>8} {left_s:>16}"
         )
+
+
+def main():
+    a = parse_args()
+    build = os.path.abspath(a.build_dir)
+    rw = os.path.join(build, "realworld")
+    compilers = [c for c in a.compilers.split(",") if c]
+    if not a.no_build and not build_variants(a, build, compilers):
+        return 0
+    data = make_data(a, rw)
+    wl = workloads(a, data)
+    if a.workloads:
+        keep = a.workloads.split(",")
+        wl = {k: v for k, v in wl.items() if any(k.startswith(p) for p in keep)}
+
+    jobs = [(w, c, v) for w in wl for c in compilers for v in variants(c, wl[w][0])]
+    if a.variants:
+        jobs = [j for j in jobs if j[2] in a.variants.split(",")]
+    with tempfile.TemporaryDirectory(prefix="realworld-bench-") as scratch:
+        times = time_jobs(a, rw, wl, jobs, scratch)
+        retp = count_retpolines(a, rw, data, jobs, scratch)
+
+    if a.callgrind_only:
+        with open(a.callgrind_only, "w") as f:
+            json.dump({"|".join(k): n for k, n in retp.items()}, f, indent=1)
+        print(f"realworld: retpoline counts of {len(retp)} runs in {a.callgrind_only}")
+        return 0
+
+    rows = make_rows(wl, compilers, times, retp)
+    commit = subprocess.run(
+        ["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    print_table(a, rows, commit)
     out = a.json or os.path.join(rw, "bench.json")
     with open(out, "w") as f:
         json.dump(
