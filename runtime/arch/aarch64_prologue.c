@@ -65,6 +65,7 @@
 
 #include "../internal.h"
 #include "arch.h"
+#include "fentry32.h"
 
 /* Instructions, with their assembly. */
 #define INSN_NOP 0xd503201fu /* nop */
@@ -174,44 +175,30 @@ size_t arch_fentry_emit_near(uint8_t *buf, uintptr_t at,
 	return sizeof(seq);
 }
 
+/* The branch from the entry to f->tramp, 0 if there is none. */
+static uint32_t entry_branch(const struct arch_fentry *f)
+{
+	return f->tramp ? enc_bl(f->site, f->tramp) : 0;
+}
+
 int arch_fentry_entry_state(const struct arch_fentry *f)
 {
-	uint32_t w = word(f->site);
-
-	if (w == INSN_NOP)
-		return 0;
-	if (f->tramp && w == enc_bl(f->site, f->tramp))
-		return 1;
-	return DYNCALL_ERR_BYTES;
+	return fentry32_entry_state(f, INSN_NOP, entry_branch(f));
 }
 
 int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
 			   struct arch_step *s)
 {
-	uint32_t w = INSN_NOP;
+	bool reaches = f->tramp && bl_reaches(f->site, f->tramp);
 
-	if (on) {
-		if (!f->tramp || !bl_reaches(f->site, f->tramp))
-			return DYNCALL_ERR_RANGE;
-		w = enc_bl(f->site, f->tramp);
-	}
-	s->addr = f->site;
-	s->len = 4;
-	s->atomic = true;
-	memcpy(s->bytes, &w, 4);
-	return 1;
+	return fentry32_entry_step(f, on, INSN_NOP, entry_branch(f), reaches,
+				   s);
 }
 
 int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,
 			  struct arch_step *s)
 {
-	if (*(const volatile uintptr_t *)f->slot == value)
-		return 0;
-	s->addr = f->slot;
-	s->len = 8;
-	s->atomic = true; /* one aligned 64-bit store (patch.c do_step) */
-	memcpy(s->bytes, &value, 8);
-	return 1;
+	return fentry32_slot_step(f, value, s);
 }
 
 int arch_fentry_ool_steps(const struct arch_fentry *f, struct arch_step *s,
