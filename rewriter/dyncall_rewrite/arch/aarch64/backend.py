@@ -46,7 +46,7 @@ from dyncall_rewrite.arch.aarch64.enc import (
     TRAMP_SIZE,
 )
 from dyncall_rewrite.arch.fixed32.backend import WORD, FixedWidthBackend, sext
-from dyncall_rewrite.elf import PF_X, Image
+from dyncall_rewrite.elf import Image
 
 _CS_ARCH = getattr(capstone, "CS_ARCH_ARM64", None) or capstone.CS_ARCH_AARCH64
 
@@ -102,16 +102,8 @@ class AArch64(FixedWidthBackend):
         return t
 
     def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:
-        img = self.image
-        s = img.segment(addr)
-        if s is None or not s.flags & PF_X or addr % WORD or addr + TRAMP_SIZE > s.fend:
-            return None
-        off = s.offset + addr - s.vaddr
-        d = img.data
-        if d[off + 4 : off + 12] != SLOW:
-            return None
-        w = int.from_bytes(d[off : off + 4], "little")
-        if w & MASK_B != INSN_B:
+        w = self.tramp_branch_word(addr, TRAMP_SIZE, SLOW, MASK_B, INSN_B)
+        if w is None:
             return None
         return Trampoline(addr, TRAMP_SIZE, addr + (sext(w, 26) << 2), addr + WORD, "plain", None, [])
 

@@ -47,6 +47,23 @@ class FixedWidthBackend(Backend):
         self._md = capstone.Cs(self._cs_arch, self._cs_mode)
         self.top_re = re.compile(b"[" + self.branch_top_bytes + b"]")
 
+    # -- trampolines -------------------------------------------------------
+    def tramp_branch_word(self, addr: int, size: int, slow: bytes, mask: int, insn: int) -> int | None:
+        """The fast proof's first look at a trampoline: ``addr`` aligned, the
+        ``size`` bytes in one executable segment, its slow path the ``slow``
+        bytes after the branch word; the branch word when it is
+        ``insn`` under ``mask``, else None."""
+        img = self.image
+        s = img.segment(addr)
+        if s is None or not s.flags & PF_X or addr % WORD or addr + size > s.fend:
+            return None
+        off = s.offset + addr - s.vaddr
+        d = img.data
+        if d[off + WORD : off + WORD + len(slow)] != slow:
+            return None
+        w = int.from_bytes(d[off : off + WORD], "little")
+        return w if w & mask == insn else None
+
     # -- patchable prologues ---------------------------------------------
     prologue_align = WORD
     prologue_pads: dict[int, str]  # landing-pad words: their names

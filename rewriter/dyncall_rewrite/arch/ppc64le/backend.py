@@ -63,7 +63,7 @@ from dyncall_rewrite.arch.ppc64le.enc import (
     SLOW,
     TRAMP_SIZE,
 )
-from dyncall_rewrite.elf import PF_X, Image
+from dyncall_rewrite.elf import Image
 
 
 def fits24(at: int, dest: int) -> bool:
@@ -174,16 +174,8 @@ class PPC64LE(FixedWidthBackend):
         return t
 
     def trampoline_fast(self, addr: int, retpoline_thunk: int | None) -> Trampoline | None:
-        img = self.image
-        s = img.segment(addr)
-        if s is None or not s.flags & PF_X or addr % WORD or addr + TRAMP_SIZE > s.fend:
-            return None
-        off = s.offset + addr - s.vaddr
-        d = img.data
-        if d[off + 4 : off + 16] != SLOW:
-            return None
-        w = int.from_bytes(d[off : off + 4], "little")
-        if w & MASK_B != INSN_B or self.is_suffix(addr):
+        w = self.tramp_branch_word(addr, TRAMP_SIZE, SLOW, MASK_B, INSN_B)
+        if w is None or self.is_suffix(addr):
             return None
         raw = addr + sext(w & LI24, 26)
         if raw != addr + WORD and self.has_toc_prologue(raw):
