@@ -1,6 +1,6 @@
 // Checks that no call goes astray while 4 threads call through a GCC-compiled key (a fresh, directly patched site and a guarded one) and another thread retargets it 100,000 times with plain C stores; every call is checked against the values the key held while it ran.
 // REQUIRES: gcc-plugin, dyncall-runtime, x86_64
-// (gcc-plugin: needs dyncall_gcc.so; dyncall-runtime: links libdyncall; x86_64: the x86-64 GCC plugin's programs run natively; exec-threads-stress-aarch64.test and exec-threads-stress-ppc64le.test run the cross plugins' programs under qemu)
+// (gcc-plugin: needs dyncall_gcc.so; dyncall-runtime: links libdyncall; x86_64: the x86-64 GCC plugin's programs run natively; exec-threads-stress-cross.test runs the cross plugins' programs under qemu)
 // RUN: %dyncall_gcc -O2 -pthread %s -o %t %libdyncall_ldflags
 // RUN: %t 100000 | FileCheck %s
 // RUN: %dyncall_gcc -O2 -mindirect-branch=thunk -pthread %s -o %t.thunk %libdyncall_ldflags
