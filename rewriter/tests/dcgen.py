@@ -76,6 +76,43 @@ SITES = [
 KEYS = {"key_var": 0, "key_const": CONST, "key_esc": ESCAPES}
 
 
+def gen_tables(w, retpoline: bool, unit: str, tramp_n: int, entries: list) -> None:
+    """gen_asm's second half: the retpoline thunk, the trampolines, the key
+    cells and names, the __dyncall_sites and __dyncall_keys tables."""
+    if retpoline:
+        w(f"\t.globl {THUNK}\n\t.hidden {THUNK}\n\t.type {THUNK},@function")
+        w(abi_header.string("DYNCALL_ASM_X86_64_RETPOLINE_ALIGN") + f"{THUNK}:")
+        w(abi_header.string("DYNCALL_ASM_X86_64_RETPOLINE_BODY").rstrip("\n"))
+        w(f"\t.size {THUNK}, .-{THUNK}")
+
+    w(f'\t.section {abi_header.string("DYNCALL_TRAMP_SECTION")},"ax",@progbits')
+    slow = "DYNCALL_ASM_X86_64_TRAMP_SLOW" + ("_RETPOLINE" if retpoline else "")
+    for i in range(tramp_n):
+        t = f"{abi_header.string('DYNCALL_TRAMP_PREFIX')}{unit}.{i}"
+        w(abi_header.string("DYNCALL_ASM_X86_64_TRAMP_ALIGN").rstrip("\n"))
+        w(f"\t.hidden {t}\n\t.type {t},@function\n{t}:")
+        w(abi_header.string("DYNCALL_ASM_X86_64_TRAMP_ENTRY") + abi_header.string(slow).rstrip("\n"))
+        w(f"\t.size {t}, .-{t}")
+
+    w('\t.section .data.rel.ro,"aw",@progbits\n\t.p2align 3')
+    for k in KEYS:
+        w(f".Lkeycell_{k}:\n\t.quad {k}")
+    w('\t.section .rodata.str1.1,"aMS",@progbits,1')
+    for k in KEYS:
+        w(f'.Lname_{k}:\n\t.asciz "{k}"')
+
+    w(f'\t.section {abi_header.string("DYNCALL_SITES_SECTION")},"a",@progbits\n\t.p2align 2')
+    for site, t, key, func, kind, flags in entries:  # type: ignore[misc]
+        w(f"\t.long {site if site == '0' else site + ' - .'}")
+        w(f"\t.long {t} - .\n\t.long .Lkeycell_{key} - .")
+        w(f"\t.long {func if func == '0' else func + ' - .'}")
+        w(f"\t.byte {VERSION}, {kind}\n\t.short {flags}")
+    w(f'\t.section {abi_header.string("DYNCALL_KEYS_SECTION")},"a",@progbits\n\t.p2align 2')
+    for k, fl in KEYS.items():
+        w(f"\t.long .Lkeycell_{k} - .\n\t.long .Lname_{k} - .")
+        w(f"\t.byte {VERSION}, {KIND_KEY}\n\t.short {fl}\n\t.long 0")
+
+
 def gen_asm(
     style: str, retpoline: bool, shared: bool, unit: str = "u1", gcc_pad: int = 3, decoy: bool = False
 ) -> str:
@@ -150,38 +187,7 @@ def gen_asm(
             )
         )  # type: ignore[arg-type]
 
-    if retpoline:
-        w(f"\t.globl {THUNK}\n\t.hidden {THUNK}\n\t.type {THUNK},@function")
-        w(abi_header.string("DYNCALL_ASM_X86_64_RETPOLINE_ALIGN") + f"{THUNK}:")
-        w(abi_header.string("DYNCALL_ASM_X86_64_RETPOLINE_BODY").rstrip("\n"))
-        w(f"\t.size {THUNK}, .-{THUNK}")
-
-    w(f'\t.section {abi_header.string("DYNCALL_TRAMP_SECTION")},"ax",@progbits')
-    slow = "DYNCALL_ASM_X86_64_TRAMP_SLOW" + ("_RETPOLINE" if retpoline else "")
-    for i in range(tramp_n):
-        t = f"{abi_header.string('DYNCALL_TRAMP_PREFIX')}{unit}.{i}"
-        w(abi_header.string("DYNCALL_ASM_X86_64_TRAMP_ALIGN").rstrip("\n"))
-        w(f"\t.hidden {t}\n\t.type {t},@function\n{t}:")
-        w(abi_header.string("DYNCALL_ASM_X86_64_TRAMP_ENTRY") + abi_header.string(slow).rstrip("\n"))
-        w(f"\t.size {t}, .-{t}")
-
-    w('\t.section .data.rel.ro,"aw",@progbits\n\t.p2align 3')
-    for k in KEYS:
-        w(f".Lkeycell_{k}:\n\t.quad {k}")
-    w('\t.section .rodata.str1.1,"aMS",@progbits,1')
-    for k in KEYS:
-        w(f'.Lname_{k}:\n\t.asciz "{k}"')
-
-    w(f'\t.section {abi_header.string("DYNCALL_SITES_SECTION")},"a",@progbits\n\t.p2align 2')
-    for site, t, key, func, kind, flags in entries:  # type: ignore[misc]
-        w(f"\t.long {site if site == '0' else site + ' - .'}")
-        w(f"\t.long {t} - .\n\t.long .Lkeycell_{key} - .")
-        w(f"\t.long {func if func == '0' else func + ' - .'}")
-        w(f"\t.byte {VERSION}, {kind}\n\t.short {flags}")
-    w(f'\t.section {abi_header.string("DYNCALL_KEYS_SECTION")},"a",@progbits\n\t.p2align 2')
-    for k, fl in KEYS.items():
-        w(f"\t.long .Lkeycell_{k} - .\n\t.long .Lname_{k} - .")
-        w(f"\t.byte {VERSION}, {KIND_KEY}\n\t.short {fl}\n\t.long 0")
+    gen_tables(w, retpoline, unit, tramp_n, entries)
     w('\t.section .note.GNU-stack,"",@progbits')
     return "\n".join(out) + "\n"
 
