@@ -84,27 +84,4 @@ dc_fentry_tramp:
 
 	.section .note.GNU-stack,"",%progbits
 
-/* The BTI/PAC property note, as in aarch64.S: the linker ANDs the
- * property of all inputs, one unmarked object would unguard libdyncall. */
-#if defined(__ARM_FEATURE_BTI_DEFAULT) || defined(__ARM_FEATURE_PAC_DEFAULT)
-#if defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
-#define PROP_BTI 1
-#else
-#define PROP_BTI 0
-#endif
-#if defined(__ARM_FEATURE_PAC_DEFAULT) && __ARM_FEATURE_PAC_DEFAULT
-#define PROP_PAC 2
-#else
-#define PROP_PAC 0
-#endif
-	.section .note.gnu.property, "a"
-	.p2align 3
-	.long	4			/* name size */
-	.long	16			/* descriptor size */
-	.long	5			/* NT_GNU_PROPERTY_TYPE_0 */
-	.asciz	"GNU"
-	.long	0xc0000000		/* GNU_PROPERTY_AARCH64_FEATURE_1_AND */
-	.long	4
-	.long	PROP_BTI | PROP_PAC
-	.long	0
-#endif
+#include "aarch64_property.h"
