@@ -194,6 +194,10 @@ bool is_retpoline_function(tree fndecl);
 void note_missed(gimple *stmt, const char *fmt, const char *what);
 tree new_trampoline(gcall *call, tree key, unsigned flags, const dyncall_key &k,
 		    bool retpoline);
+/* The site flags of how the unit is built: retpoline, IBT, BTI. */
+unsigned build_site_flags(bool retpoline);
+/* call now calls tramp, with chain (the loaded pointer) as static chain. */
+void call_through_trampoline(gcall *call, tree tramp, tree chain);
 enum site_result transform_site(gcall *call, bool retpoline);
 
 /* stores.cc: stores to keys. */

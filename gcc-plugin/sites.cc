@@ -196,6 +196,25 @@ static bool phi_reads_key(tree v, int depth)
 	return false;
 }
 
+unsigned build_site_flags(bool retpoline)
+{
+	unsigned flags = retpoline ? DYNCALL_SITE_RETPOLINE : 0;
+
+	if (dyncall_ibt_enabled())
+		flags |= DYNCALL_SITE_IBT;
+	if (dyncall_bti_enabled())
+		flags |= DYNCALL_SITE_BTI;
+	return flags;
+}
+
+void call_through_trampoline(gcall *call, tree tramp, tree chain)
+{
+	cgraph_node::get_create(tramp);
+	gimple_call_set_fndecl(call, tramp);
+	gimple_call_set_chain(call, chain);
+	update_stmt(call);
+}
+
 tree new_trampoline(gcall *call, tree key, unsigned flags, const dyncall_key &k,
 		    bool retpoline)
 {
@@ -254,18 +273,10 @@ enum site_result transform_site(gcall *call, bool retpoline)
 		flags |= DYNCALL_SITE_FRESH;
 	if (k.flags & DYNCALL_KEY_TYPE)
 		flags |= DYNCALL_SITE_TYPE_KEY;
-	if (retpoline)
-		flags |= DYNCALL_SITE_RETPOLINE;
-	if (dyncall_ibt_enabled())
-		flags |= DYNCALL_SITE_IBT;
-	if (dyncall_bti_enabled())
-		flags |= DYNCALL_SITE_BTI;
+	flags |= build_site_flags(retpoline);
 
 	tree tramp = new_trampoline(call, src.key, flags, k, retpoline);
-	cgraph_node::get_create(tramp);
-	gimple_call_set_fndecl(call, tramp);
-	gimple_call_set_chain(call, callee);
-	update_stmt(call);
+	call_through_trampoline(call, tramp, callee);
 
 	if (verbose)
 		inform(gimple_location(call),

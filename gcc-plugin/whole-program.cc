@@ -117,21 +117,12 @@ bool transform_wp_site(gcall *call, bool retpoline, function *fun)
 	}
 
 	dyncall_key &k = wp_key();
-	unsigned flags = DYNCALL_SITE_TYPE_KEY;
-	if (retpoline)
-		flags |= DYNCALL_SITE_RETPOLINE;
-	if (dyncall_ibt_enabled())
-		flags |= DYNCALL_SITE_IBT;
-	if (dyncall_bti_enabled())
-		flags |= DYNCALL_SITE_BTI;
+	unsigned flags = DYNCALL_SITE_TYPE_KEY | build_site_flags(retpoline);
 
 	tree tramp = new_trampoline(call, NULL_TREE, flags, k, retpoline);
 	DECL_ATTRIBUTES(tramp) = tree_cons(get_identifier(ATTR_WP_SITE),
 					   NULL_TREE, DECL_ATTRIBUTES(tramp));
-	cgraph_node::get_create(tramp);
-	gimple_call_set_fndecl(call, tramp);
-	gimple_call_set_chain(call, callee);
-	update_stmt(call);
+	call_through_trampoline(call, tramp, callee);
 
 	if (verbose)
 		inform(gimple_location(call),
