@@ -6,7 +6,7 @@
  */
 #include "plugin.h"
 
-void aarch64_trampoline(std::string &out, const char *n, bool, bool local)
+void aarch64_trampoline(std::string &out, const char *n, bool, bool local, bool)
 {
 	asm_printf(out, "%s%s", DYNCALL_ASM_TRAMP_PUSHSECTION,
 		   DYNCALL_ASM_AARCH64_TRAMP_ALIGN);

@@ -11,7 +11,7 @@
  */
 #include "plugin.h"
 
-void ppc64le_trampoline(std::string &out, const char *n, bool, bool local)
+void ppc64le_trampoline(std::string &out, const char *n, bool, bool local, bool)
 {
 	asm_printf(out, "%s%s", DYNCALL_ASM_TRAMP_PUSHSECTION,
 		   DYNCALL_ASM_PPC64LE_TRAMP_ALIGN);

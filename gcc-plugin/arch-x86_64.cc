@@ -5,15 +5,27 @@
  */
 #include "plugin.h"
 
+/* A conditional site's trampoline tests the chain first: test %r10; je
+ * over the slow branch to a ret (the bytes the runtime and the rewriter
+ * match, the Clang pass's). */
 void x86_64_trampoline(std::string &out, const char *n, bool retpoline,
-		       bool local)
+		       bool local, bool cond)
 {
 	asm_printf(out, "%s%s", DYNCALL_ASM_TRAMP_PUSHSECTION,
 		   DYNCALL_ASM_X86_64_TRAMP_ALIGN);
 	emit_symbol_header(out, n, local);
-	asm_printf(out, "%s%s", DYNCALL_ASM_X86_64_TRAMP_ENTRY,
+	asm_printf(out, "%s", DYNCALL_ASM_X86_64_TRAMP_ENTRY);
+	if (cond)
+		asm_printf(
+			out, "%s",
+			retpoline ?
+				DYNCALL_ASM_X86_64_TRAMP_COND_SKIP_RETPOLINE :
+				DYNCALL_ASM_X86_64_TRAMP_COND_SKIP);
+	asm_printf(out, "%s",
 		   retpoline ? DYNCALL_ASM_X86_64_TRAMP_SLOW_RETPOLINE :
 			       DYNCALL_ASM_X86_64_TRAMP_SLOW);
+	if (cond)
+		asm_printf(out, "%s", DYNCALL_ASM_X86_64_TRAMP_COND_RET);
 	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
 }
 

@@ -56,6 +56,7 @@
 #include "cfgloop.h"
 #include "tree-into-ssa.h"
 #include "tree-dfa.h"
+#include "tree-eh.h"
 #include "langhooks.h"
 #include "toplev.h"
 #include "output.h"

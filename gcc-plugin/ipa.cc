@@ -144,7 +144,8 @@ static unsigned int dyncall_ipa_execute(function *)
 	bool need_retpoline = false;
 
 	for (const dyncall_site_info &s : sites) {
-		arch.trampoline(out, s.tramp.c_str(), s.retpoline, false);
+		arch.trampoline(out, s.tramp.c_str(), s.retpoline, false,
+				s.cond);
 		need_retpoline |= s.retpoline;
 	}
 	if (need_retpoline)

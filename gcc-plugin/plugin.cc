@@ -109,16 +109,15 @@ static void register_passes(const char *name)
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &gimple_info);
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ipa_info);
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &rtl_info);
-	if (whole_program) {
-		struct register_pass_info direct_info = {
-			.pass = make_dyncall_direct_pass(),
-			.reference_pass_name = "optimized",
-			.ref_pass_instance_number = 1,
-			.pos_op = PASS_POS_INSERT_AFTER,
-		};
-		register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL,
-				  &direct_info);
-	}
+	/* After "optimized" (so after "tailc"), also in the LTO back end:
+	 * whole-program sites GCC resolved, conditional sites' tail flags. */
+	struct register_pass_info direct_info = {
+		.pass = make_dyncall_direct_pass(),
+		.reference_pass_name = "optimized",
+		.ref_pass_instance_number = 1,
+		.pos_op = PASS_POS_INSERT_AFTER,
+	};
+	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &direct_info);
 }
 
 DYNCALL_PLUGIN_EXPORT int plugin_init(struct plugin_name_args *info,

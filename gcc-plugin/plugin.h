@@ -88,15 +88,23 @@ struct dyncall_arch {
 	 * at 4k+3 and its rel32 is 4-byte aligned (one aligned store retargets
 	 * it).  aarch64 and ppc64le instructions are 4 bytes and aligned. */
 	const char *site_padding;
+	/* The same for a conditional site (DYNCALL_KIND_COND), whose whole
+	 * call instruction is rewritten between a NOP and a call: x86-64
+	 * puts the 5 bytes in one aligned quadword (opcode at 8k+3). */
+	const char *cond_site_padding;
+	/* Conditional trampolines exist and the runtime patches their sites
+	 * (docs/hooks.md); else `if (k) k(...)` stays as it is, with a note. */
+	bool has_cond;
 	/* The function's first RTL insn is not its first byte: ppc64le's
 	 * global entry point (the TOC setup from r12) is printed by the
 	 * prologue hook, so `func` is taken from the function symbol. */
 	bool func_from_symbol;
 	/* -mindirect-branch=thunk* exists (x86-64 only): retpoline slow path. */
 	bool has_retpoline;
-	/* local: a file-local copy for a duplicated call (RTL pass). */
+	/* local: a file-local copy for a duplicated call (RTL pass); cond:
+	 * a conditional site's, which returns on a null chain first. */
 	void (*trampoline)(std::string &out, const char *name, bool retpoline,
-			   bool local);
+			   bool local, bool cond);
 	/* Body of __dyncall_module_ctor/_dtor: callee(__start_/__stop_ of
 	 * __dyncall_sites, __start_/__stop_ of __dyncall_keys), return. */
 	void (*register_call)(std::string &out, const char *name,
@@ -107,15 +115,15 @@ struct dyncall_arch {
 extern const struct dyncall_arch &arch;
 
 void x86_64_trampoline(std::string &out, const char *n, bool retpoline,
-		       bool local);
+		       bool local, bool cond);
 void x86_64_register_call(std::string &out, const char *name,
 			  const char *callee);
 void aarch64_trampoline(std::string &out, const char *n, bool retpoline,
-			bool local);
+			bool local, bool cond);
 void aarch64_register_call(std::string &out, const char *name,
 			   const char *callee);
 void ppc64le_trampoline(std::string &out, const char *n, bool retpoline,
-			bool local);
+			bool local, bool cond);
 void ppc64le_register_call(std::string &out, const char *name,
 			   const char *callee);
 
@@ -162,6 +170,7 @@ struct dyncall_key {
 struct dyncall_site_info {
 	std::string tramp;
 	bool retpoline;
+	bool cond; /* a conditional site's trampoline */
 };
 
 extern std::vector<dyncall_key> keys;
@@ -193,12 +202,27 @@ enum site_result {
 bool is_retpoline_function(tree fndecl);
 void note_missed(gimple *stmt, const char *fmt, const char *what);
 tree new_trampoline(gcall *call, tree key, unsigned flags, const dyncall_key &k,
-		    bool retpoline);
+		    bool retpoline, bool cond = false);
+/* The site attribute of a trampoline decl: its key cell, flags and whether
+ * it is a conditional site's (all NULL/0 when it has none). */
+tree site_attribute(tree tramp);
+bool is_cond_trampoline(tree tramp);
 /* The site flags of how the unit is built: retpoline, IBT, BTI. */
 unsigned build_site_flags(bool retpoline);
 /* call now calls tramp, with chain (the loaded pointer) as static chain. */
 void call_through_trampoline(gcall *call, tree tramp, tree chain);
 enum site_result transform_site(gcall *call, bool retpoline);
+
+/* cond-sites.cc: `if (k) k(...)` through a void key as one conditional
+ * site (DYNCALL_KIND_COND, docs/hooks.md).  fold_cond_site() looks at a
+ * call through a key whose callee is *callee: when it is guarded by a null
+ * test of the same key that it can fold, the test is gone, *callee is the
+ * tested value (the call now uses it) and it returns true; otherwise the
+ * code is unchanged, and a guarded call it cannot fold gets a note. */
+bool fold_cond_site(gcall *call, tree *callee, const char *key_name);
+/* After "tailc": a conditional site's call is never a tail call (a NOP
+ * cannot stand for a jump). */
+bool keep_cond_call(gcall *call);
 
 /* stores.cc: stores to keys. */
 struct pending_note {

@@ -17,7 +17,7 @@ static std::map<std::string, bool> labelled_tramps;
  * the call now uses.
  */
 static std::string clone_trampoline(rtx_insn *insn, tree tramp, unsigned flags,
-				    std::string &out)
+				    bool cond, std::string &out)
 {
 	rtx call = get_call_rtx_from(insn);
 	rtx mem = XEXP(call, 0);
@@ -27,8 +27,8 @@ static std::string clone_trampoline(rtx_insn *insn, tree tramp, unsigned flags,
 	if (labelled_tramps.emplace(name, true).second)
 		return name;
 	name += "." + std::to_string(label_counter++);
-	arch.trampoline(out, name.c_str(), flags & DYNCALL_SITE_RETPOLINE,
-			true);
+	arch.trampoline(out, name.c_str(), flags & DYNCALL_SITE_RETPOLINE, true,
+			cond);
 	/* A new SYMBOL_REF (they are shared) with the same flags and decl,
 	 * so the call is printed exactly as before (ppc64le: still the
 	 * non-local `bl; nop`), in a copy of the MEM. */
@@ -54,7 +54,19 @@ static tree site_attribute_of(rtx_insn *insn, tree *tramp)
 	*tramp = SYMBOL_REF_DECL(addr);
 	if (TREE_CODE(*tramp) != FUNCTION_DECL)
 		return NULL_TREE;
-	return lookup_attribute(ATTR_SITE, DECL_ATTRIBUTES(*tramp));
+	return site_attribute(*tramp);
+}
+
+/* The entry's kind.  A conditional site's call is never a sibcall (the
+ * "dyncall_direct" pass clears the tail flag GCC's tailc set); were one
+ * a jump all the same, it would be entered as an ordinary tail site, which
+ * the runtime refuses for a conditional trampoline (DYNCALL_ERR_BYTES):
+ * never patched, still correct through the trampoline's null test. */
+static int site_kind(rtx_insn *insn, bool cond)
+{
+	if (SIBLING_CALL_P(insn))
+		return DYNCALL_KIND_TAIL;
+	return cond ? DYNCALL_KIND_COND : DYNCALL_KIND_CALL;
 }
 
 /* A basic asm insn.  Its location must name a file (final prints it), but
@@ -166,22 +178,27 @@ static unsigned int dyncall_rtl_execute(function *fun)
 		tree args = TREE_VALUE(attr);
 		const char *cell = TREE_STRING_POINTER(TREE_VALUE(args));
 		unsigned flags = tree_to_uhwi(TREE_VALUE(TREE_CHAIN(args)));
-		int kind = SIBLING_CALL_P(insn) ? DYNCALL_KIND_TAIL :
-						  DYNCALL_KIND_CALL;
+		bool cond = is_cond_trampoline(tramp);
+		int kind = site_kind(insn, cond);
 		std::string tramp_name =
-			clone_trampoline(insn, tramp, flags, entries);
+			clone_trampoline(insn, tramp, flags, cond, entries);
 
 		if (func_label.empty())
 			func_label =
 				function_label(fun, switch_note, func_expr);
 
 		/* The arch's padding (x86-64: the opcode at 4k+3, so the
-		 * rel32 is 4-byte aligned), then the label.  Only notes (zero
-		 * bytes) can come between this and the call from here to
-		 * final. */
+		 * rel32 is 4-byte aligned; at 8k+3 for a conditional site, so
+		 * the whole call is in one quadword), then the label.  Only
+		 * notes (zero bytes) can come between this and the call from
+		 * here to final. */
 		std::string label =
 			SITE_LABEL_PREFIX + std::to_string(label_counter++);
-		emit_asm_before(arch.site_padding + label + ":", insn);
+		emit_asm_before(std::string(kind == DYNCALL_KIND_COND ?
+						    arch.cond_site_padding :
+						    arch.site_padding) +
+					label + ":",
+				insn);
 
 		print_site_entry(entries, group, func_label, func_expr, label,
 				 tramp_name, cell, kind, flags);

@@ -215,8 +215,24 @@ void call_through_trampoline(gcall *call, tree tramp, tree chain)
 	update_stmt(call);
 }
 
+tree site_attribute(tree tramp)
+{
+	return lookup_attribute(ATTR_SITE, DECL_ATTRIBUTES(tramp));
+}
+
+/* ATTR_SITE's arguments: ("keycell", flags[, 1 for a conditional site]). */
+bool is_cond_trampoline(tree tramp)
+{
+	tree a = site_attribute(tramp);
+
+	if (!a || !TREE_VALUE(a) || !TREE_CHAIN(TREE_VALUE(a)))
+		return false;
+	tree third = TREE_CHAIN(TREE_CHAIN(TREE_VALUE(a)));
+	return third && integer_onep(TREE_VALUE(third));
+}
+
 tree new_trampoline(gcall *call, tree key, unsigned flags, const dyncall_key &k,
-		    bool retpoline)
+		    bool retpoline, bool cond)
 {
 	std::string name = std::string(DYNCALL_TRAMP_PREFIX) + unit_id + "." +
 			   std::to_string(sites.size());
@@ -235,10 +251,12 @@ tree new_trampoline(gcall *call, tree key, unsigned flags, const dyncall_key &k,
 	tree args = tree_cons(
 		NULL_TREE, build_string(k.cell.size() + 1, k.cell.c_str()),
 		tree_cons(NULL_TREE, build_int_cst(unsigned_type_node, flags),
-			  NULL_TREE));
+			  cond ? tree_cons(NULL_TREE, integer_one_node,
+					   NULL_TREE) :
+				 NULL_TREE));
 	DECL_ATTRIBUTES(decl) =
 		tree_cons(get_identifier(ATTR_SITE), args, NULL_TREE);
-	sites.push_back({ name, retpoline });
+	sites.push_back({ name, retpoline, cond });
 	return keep(decl);
 }
 
@@ -268,24 +286,32 @@ enum site_result transform_site(gcall *call, bool retpoline)
 
 	dyncall_key &k = key_of(src.key);
 	unsigned flags = 0;
+	/* `if (k) k(...)`: the test folded, the callee the tested value,
+	 * whose read is the site's load now. */
+	bool cond = fold_cond_site(call, &callee, k.name.c_str());
+	site_source tested = {};
+	site_source &load = cond && find_site_source(callee, &tested) ? tested :
+									src;
 	/* An array element may change without the runtime knowing. */
-	if (!is_array_key(src.key) && site_is_fresh(call, &src))
+	if (!is_array_key(src.key) && site_is_fresh(call, &load))
 		flags |= DYNCALL_SITE_FRESH;
 	if (k.flags & DYNCALL_KEY_TYPE)
 		flags |= DYNCALL_SITE_TYPE_KEY;
 	flags |= build_site_flags(retpoline);
 
-	tree tramp = new_trampoline(call, src.key, flags, k, retpoline);
+	tree tramp = new_trampoline(call, src.key, flags, k, retpoline, cond);
 	call_through_trampoline(call, tramp, callee);
 
 	if (verbose)
 		inform(gimple_location(call),
-		       "dyncall: call through %qs becomes a call to %qs%s",
-		       k.name.c_str(), IDENTIFIER_POINTER(DECL_NAME(tramp)),
+		       "dyncall: call through %qs becomes a %scall to %qs%s",
+		       k.name.c_str(), cond ? "conditional " : "",
+		       IDENTIFIER_POINTER(DECL_NAME(tramp)),
 		       (flags & DYNCALL_SITE_FRESH) ? " (fresh)" : "");
 	if (dump_enabled_p())
 		dump_printf_loc(MSG_OPTIMIZED_LOCATIONS, call,
-				"dyncall: call through %s transformed\n",
-				k.name.c_str());
+				"dyncall: call through %s transformed%s\n",
+				k.name.c_str(),
+				cond ? " (conditional site)" : "");
 	return SITE_DONE;
 }

@@ -146,6 +146,8 @@ bool transform_wp_site(gcall *call, bool retpoline, function *fun)
  * "optimized" (also in the LTO back end), makes them the direct call the
  * plain build has; the RTL pass then sees no site there (the trampoline
  * stays, unreferenced).  Calls through annotated keys are left as they are.
+ * It also runs without whole-program mode, after GCC's "tailc": a
+ * conditional site's call loses the tail flag (keep_cond_call).
  */
 static unsigned int dyncall_direct_execute(function *fun)
 {
@@ -161,7 +163,10 @@ static unsigned int dyncall_direct_execute(function *fun)
 					    NULL_TREE;
 			tree chain = call ? gimple_call_chain(call) : NULL_TREE;
 
-			if (!tramp || !chain || TREE_CODE(chain) != ADDR_EXPR ||
+			if (call && keep_cond_call(call))
+				continue;
+			if (!whole_program || !tramp || !chain ||
+			    TREE_CODE(chain) != ADDR_EXPR ||
 			    TREE_CODE(TREE_OPERAND(chain, 0)) !=
 				    FUNCTION_DECL ||
 			    !lookup_attribute(ATTR_WP_SITE,
@@ -187,7 +192,7 @@ static unsigned int dyncall_direct_execute(function *fun)
 
 static bool dyncall_direct_gate(function *)
 {
-	return whole_program && !seen_error() && target_supported();
+	return !seen_error() && target_supported();
 }
 
 DYNCALL_PASS(dyncall_direct, gimple_opt_pass, GIMPLE_PASS, "dyncall_direct",

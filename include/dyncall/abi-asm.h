@@ -53,7 +53,7 @@
 #define DYNCALL_ASM_X86_64_TRAMP_SLOW "\tjmp *%r10\n"
 #define DYNCALL_ASM_X86_64_TRAMP_SLOW_RETPOLINE \
 	"\t.byte 0xe9\n\t.long " DYNCALL_RETPOLINE_THUNK " - . - 4\n"
-/* A conditional site's trampoline (DYNCALL_KIND_COND, Clang): before the
+/* A conditional site's trampoline (DYNCALL_KIND_COND): before the
  * slow branch, test %r10,%r10 and je over it (3 bytes for jmp *%r10, 5 for
  * the retpoline's jmp rel32) to a ret: a null chain calls nothing. */
 #define DYNCALL_ASM_X86_64_TRAMP_COND_SKIP \
