@@ -6,12 +6,15 @@
  */
 #include "plugin.h"
 
-void aarch64_trampoline(std::string &out, const char *n, bool, bool local, bool)
+void aarch64_trampoline(std::string &out, const char *n, bool, bool local,
+			bool cond)
 {
 	asm_printf(out, "%s%s", DYNCALL_ASM_TRAMP_PUSHSECTION,
 		   DYNCALL_ASM_AARCH64_TRAMP_ALIGN);
 	emit_symbol_header(out, n, local);
-	asm_printf(out, "%s", DYNCALL_ASM_AARCH64_TRAMP_ENTRY);
+	asm_printf(out, "%s",
+		   cond ? DYNCALL_ASM_AARCH64_TRAMP_COND_ENTRY :
+			  DYNCALL_ASM_AARCH64_TRAMP_ENTRY);
 	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
 }
 

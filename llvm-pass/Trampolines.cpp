@@ -78,14 +78,18 @@ public:
 };
 
 // aarch64: `b` is patched with one aligned 32-bit store. The slow path moves
-// the chain (x18) to x16 because a `bti c` landing pad accepts `br x16`.
+// the chain (x18) to x16 because a `bti c` landing pad accepts `br x16`. A
+// conditional site's slow path returns first on a null chain (`cbz x18`).
 class AArch64Trampolines : public TargetTrampolines {
 public:
   std::string trampoline(StringRef Name,
-                         const TrampolineStyle &) const override {
+                         const TrampolineStyle &Style) const override {
     return trampolineText(Name, DYNCALL_ASM_AARCH64_TRAMP_ALIGN,
-                          DYNCALL_ASM_AARCH64_TRAMP_ENTRY);
+                          Style.Cond ? DYNCALL_ASM_AARCH64_TRAMP_COND_ENTRY
+                                     : DYNCALL_ASM_AARCH64_TRAMP_ENTRY);
   }
+
+  bool hasCond() const override { return true; }
 };
 
 // ppc64le (ELFv2): `b` is patched with one aligned 32-bit store; the slow

@@ -281,8 +281,9 @@ void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 	DC_HIDDEN;
 
 /* --- discovery.c / learn.c, called from arch assembly --- */
-/* loaded: the static chain, read only for a conditional site (x86-64);
- * returns the slow path's flavor, 2 = return without a call (x86_64.S). */
+/* loaded: the static chain, read only for a conditional site;
+ * returns the slow path's flavor, 2 = return without a call (x86_64.S,
+ * aarch64.S). */
 int dc_discover(struct dc_site *s, uintptr_t ret, uintptr_t loaded) DC_HIDDEN;
 #define DC_GO_RETURN 2
 int dc_miss(const uintptr_t *site_lit, uintptr_t ret, uintptr_t loaded)

@@ -87,6 +87,17 @@
  */
 #define DYNCALL_ASM_AARCH64_TRAMP_ALIGN "\t.p2align 2\n"
 #define DYNCALL_ASM_AARCH64_TRAMP_ENTRY "\tb 1f\n1:\n\tmov x16, x18\n\tbr x16\n"
+/* A conditional site's (DYNCALL_KIND_COND) trampoline: a null chain
+ * returns to the site's caller (x30 untouched: PAC is unaffected):
+ * tramp:
+ *	14000001	b slow		<- patched as above
+ * slow:
+ *	b4000072	cbz x18, 1f
+ *	aa1203f0	mov x16, x18
+ *	d61f0200	br x16
+ * 1:	d65f03c0	ret */
+#define DYNCALL_ASM_AARCH64_TRAMP_COND_ENTRY \
+	"\tb 1f\n1:\n\tcbz x18, 2f\n\tmov x16, x18\n\tbr x16\n2:\n\tret\n"
 
 /*
  * ppc64le ELFv2, static chain r11; after `.localentry tramp, 1` (r2 not

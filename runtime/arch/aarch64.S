@@ -10,7 +10,8 @@
  * and every argument register live (x0-x7, x8 indirect result, q0-q7).
  * They save those, call the C handler, restore, and continue to the slow
  * path (`mov x16, x18; br x16`), so the call completes as if nothing had
- * happened.  x30 is saved and restored unchanged, never signed: the
+ * happened; when the handler returns DC_GO_RETURN (a conditional site
+ * that loaded NULL, as its trampoline's `cbz x18` would) they `ret`.  x30 is saved and restored unchanged, never signed: the
  * site's return address belongs to the site's caller (PAC is unaffected).
  * SVE argument state beyond q0-q7 (the upper bits of z0-z7, p0-p3) is
  * not preserved across the handler: do not annotate calls that pass SVE
@@ -54,7 +55,10 @@
 	ldp	x29, x30, [sp, #0]
 	add	sp, sp, #FRAME
 	.cfi_adjust_cfa_offset -FRAME
-	mov	x16, x18
+	cmp	w16, #2			/* DC_GO_RETURN: a conditional site */
+	b.ne	1f			/* that loaded NULL calls nothing   */
+	ret
+1:	mov	x16, x18
 	br	x16
 .endm
 
@@ -68,7 +72,9 @@ dc_aarch64_discover_entry:
 	SAVE
 	mov	x0, x17			/* site */
 	mov	x1, x30			/* return address of the bl */
+	mov	x2, x18			/* the pointer the site loaded */
 	bl	dc_discover
+	mov	w16, w0			/* the slow path's flavor */
 	RESTORE_AND_GO
 	.cfi_endproc
 	.size	dc_aarch64_discover_entry, . - dc_aarch64_discover_entry
@@ -85,6 +91,7 @@ dc_aarch64_miss_entry:
 	mov	x1, x30			/* return address (CALL sites) */
 	mov	x2, x18			/* the pointer the site loaded */
 	bl	dc_miss
+	mov	w16, w0			/* the slow path's flavor */
 	RESTORE_AND_GO
 	.cfi_endproc
 	.size	dc_aarch64_miss_entry, . - dc_aarch64_miss_entry

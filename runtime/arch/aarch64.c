@@ -62,6 +62,9 @@
 #define INSN_BNE 0x54000001u     /* b.ne <imm19>                      */
 #define INSN_UDF 0x00000000u     /* udf #0                            */
 #define INSN_BTI_C 0xd503245fu   /* bti c                             */
+#define INSN_CBZ_X18_12 0xb4000072u /* cbz x18, .+12 (a cond trampoline) */
+#define INSN_CBNZ_X18_8 0xb5000052u /* cbnz x18, .+8 (a cond guard stub) */
+#define INSN_RET 0xd65f03c0u     /* ret                               */
 #define INSN_BTI_JC 0xd50324dfu  /* bti jc                            */
 #define INSN_PACIASP 0xd503233fu /* paciasp (an implicit bti c)       */
 #define INSN_PACIBSP 0xd503237fu /* pacibsp (an implicit bti c)       */
@@ -77,9 +80,11 @@
 /* Far stub layout: code first, literals at STUB_LIT. */
 #define STUB_LIT 40      /* .quad target                          */
 
-/* Guard stub: 4 insns per target, the miss path 2, then the literals. */
+/* Guard stub: 4 insns per target, the miss path 2, then the literals;
+ * a conditional site's stub has its null test (2 insns) before the miss. */
 #define GUARD_PER_TARGET 16
 #define GUARD_MISS 8
+#define GUARD_NULL_TEST 8
 
 /* Discovery thunk layout. */
 #define THUNK_LIT 8      /* .quad site                            */
@@ -146,11 +151,22 @@ bool arch_branch_reaches(uintptr_t at, uintptr_t dest)
 	return fits26(at, dest);
 }
 
+/* The opcode of a branch of this kind (a conditional site's call is a bl,
+ * or its NOP). */
+static uint32_t branch_opc(enum arch_op op)
+{
+	return op == ARCH_OP_JMP ? INSN_B : INSN_BL;
+}
+
 bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest)
 {
 	uint32_t i = insn_at(at);
 
-	if ((i & MASK_B) != (op == ARCH_OP_CALL ? INSN_BL : INSN_B))
+	if (op == ARCH_OP_COND && i == INSN_NOP) {
+		*dest = 0;
+		return true;
+	}
+	if ((i & MASK_B) != branch_opc(op))
 		return false;
 	*dest = at + (sext(i & IMM26, 26) << 2);
 	return true;
@@ -169,19 +185,29 @@ bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest)
  *      -- sync cores: membarrier SYNC_CORE, once per batch (generic) --
  * A destination out of imm26 reach is refused (DYNCALL_ERR_RANGE): the
  * generic code routes such targets through a far stub.
+ *
+ * A conditional site's call (ARCH_OP_COND) turns between the call and its
+ * NOP (destination 0) the same way: NOP and BL are both in the Arm ARM's
+ * set, so one aligned store, the flush, and the batch's membarrier:
+ *
+ *   set:     100101 <imm26>             bl tramp|target|stub
+ *   unset:   d503201f                   nop
  */
 int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
 		     uintptr_t want, struct arch_step steps[ARCH_MAX_STEPS])
 {
-	uint32_t opc = op == ARCH_OP_CALL ? INSN_BL : INSN_B;
 	uint32_t insn;
 
 	(void)cur;
 	if (at & 3)
 		return DYNCALL_ERR_ALIGN;
-	if (!fits26(at, want))
-		return DYNCALL_ERR_RANGE;
-	insn = enc_b(opc, at, want);
+	if (op == ARCH_OP_COND && !want) {
+		insn = INSN_NOP;
+	} else {
+		if (!fits26(at, want))
+			return DYNCALL_ERR_RANGE;
+		insn = enc_b(branch_opc(op), at, want);
+	}
 	if (insn == insn_at(at))
 		return 0;
 	steps[0] = (struct arch_step){ .addr = at, .len = 4, .atomic = true };
@@ -194,22 +220,31 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
  *   tramp:  14000001   b slow
  *   slow:   aa1203f0   mov x16, x18
  *           d61f0200   br x16
+ * or, for a conditional site, the null test first:
+ *   slow:   b4000072   cbz x18, 1f
+ *           aa1203f0   mov x16, x18
+ *           d61f0200   br x16
+ *   1:      d65f03c0   ret
  */
-/* No conditional trampolines on this arch yet (ARCH_HAS_COND 0). */
 bool arch_tramp_returns_on_null(uintptr_t slow)
 {
-	(void)slow;
-	return false;
+	return !(slow & 3) && insn_at(slow) == INSN_CBZ_X18_12 &&
+	       insn_at(slow + 4) == INSN_MOV_X16_X18 &&
+	       insn_at(slow + 8) == INSN_BR_X16 && insn_at(slow + 12) == INSN_RET;
 }
 
 uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
 {
+	uintptr_t s = tramp + 4;
+
 	*retpoline = false;
-	if (tramp & 3 || insn_at(tramp) != INSN_B_NEXT ||
-	    insn_at(tramp + 4) != INSN_MOV_X16_X18 ||
-	    insn_at(tramp + 8) != INSN_BR_X16)
+	if (tramp & 3 || insn_at(tramp) != INSN_B_NEXT)
 		return 0;
-	return tramp + 4;
+	if (arch_tramp_returns_on_null(s))
+		return s;
+	if (insn_at(s) != INSN_MOV_X16_X18 || insn_at(s + 4) != INSN_BR_X16)
+		return 0;
+	return s;
 }
 
 /* Discovery's proof: the instruction before the return address is
@@ -254,15 +289,15 @@ size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 	return e.n;
 }
 
-static size_t guard_lit(unsigned n)
+static size_t guard_lit(unsigned n, bool cond)
 {
-	return (n * GUARD_PER_TARGET + GUARD_MISS + 7) & ~(size_t)7;
+	return (n * GUARD_PER_TARGET + (cond ? GUARD_NULL_TEST : 0) +
+		GUARD_MISS + 7) & ~(size_t)7;
 }
 
 size_t arch_guard_size(unsigned n, bool cond)
 {
-	(void)cond; /* no conditional sites here yet */
-	return (guard_lit(n) + 8 * (n + 1) + 15) & ~(size_t)15;
+	return (guard_lit(n, cond) + 8 * (n + 1) + 15) & ~(size_t)15;
 }
 
 /*
@@ -274,6 +309,9 @@ size_t arch_guard_size(unsigned n, bool cond)
  *     54xxxxx1   b.ne 1f
  *     14xxxxxx   b T1                   (br x16 when T1 is out of reach)
  *  1: ...                               the same for T2..Tn
+ *     b5000052   cbnz x18, 2f           (conditional site only: a NULL
+ *     d65f03c0   ret                     pointer returns, as its
+ *  2:                                    trampoline would)
  *   miss:
  *     aa1203f0   mov x16, x18           ARCH_MISS_SLOW: the unpatched
  *     d61f0200   br x16                 slow path
@@ -288,7 +326,7 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		       const struct arch_guard *g)
 {
 	struct emit e = { buf, at, 0 };
-	uintptr_t lit = at + guard_lit(g->ntargets);
+	uintptr_t lit = at + guard_lit(g->ntargets, g->cond);
 
 	for (unsigned i = 0; i < g->ntargets; i++) {
 		uint32_t bne;
@@ -303,6 +341,10 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		else
 			put32(&e, INSN_BR_X16);
 	}
+	if (g->cond) {
+		put32(&e, INSN_CBNZ_X18_8);
+		put32(&e, INSN_RET);
+	}
 	if (g->miss == ARCH_MISS_ENTRY) {
 		put32(&e, enc_adr(REG_X17, pc(&e), lit + 8 * g->ntargets));
 		put32(&e, enc_b(INSN_B, pc(&e), region + HDR_MISS));
@@ -310,7 +352,7 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		put32(&e, INSN_MOV_X16_X18);
 		put32(&e, INSN_BR_X16);
 	}
-	pad_to(&e, guard_lit(g->ntargets));
+	pad_to(&e, guard_lit(g->ntargets, g->cond));
 	for (unsigned i = 0; i < g->ntargets; i++)
 		put64(&e, g->targets[i]);
 	put64(&e, g->site);

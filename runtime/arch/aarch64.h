@@ -12,7 +12,7 @@
 #define ARCH_REACH 0x07f00000L  /* +-128 MiB, minus a margin             */
 #define ARCH_FAR_SIZE 64        /* one cache line per far stub           */
 #define ARCH_MAX_TARGETS 4      /* targets one guard stub compares       */
-#define ARCH_GUARD_MAX 112      /* arch_guard_size(ARCH_MAX_TARGETS)     */
+#define ARCH_GUARD_MAX 128      /* arch_guard_size(ARCH_MAX_TARGETS, cond) */
 #define ARCH_THUNK_SIZE 16      /* ldr x17, lit; b entry; lit: .quad     */
 #define ARCH_REGION_HEADER 64   /* shared entries at the start of a region */
 #define ARCH_STORE_WORD 4       /* patches are single 32-bit stores      */
@@ -24,6 +24,7 @@
 #define ARCH_FENTRY_NEAR_SHARED 1
 #define ARCH_HAS_HOOKS 1        /* hook-list jump functions: aarch64_hooks.c */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
+#define ARCH_HAS_COND 1         /* COND sites: bl <imm26> <-> nop        */
 #define ARCH_PROT(addr, prot) aarch64_prot((addr), (prot))
 
 int aarch64_prot(uintptr_t addr, int prot)

@@ -1,6 +1,6 @@
-// Checks conditional sites (`if (k) k(...)` through a void key, the four source forms): the program behaves exactly as the unannotated one while the key is NULL, set, cleared and set again (also behind the runtime's back for an escaping key), and, in the plugin build, each form is one DYNCALL_KIND_COND site whose call instruction is the 5-byte NOP 0f 1f 44 00 00 while the key is NULL and `call <target>` once set (direct for a fresh site of a key that does not escape), and `call <stub or trampoline>` for an escaping key.
+// Checks conditional sites (`if (k) k(...)` through a void key, the four source forms): the program behaves exactly as the unannotated one while the key is NULL, set, cleared and set again (also behind the runtime's back for an escaping key), and, in the plugin build, each form is one DYNCALL_KIND_COND site whose call instruction is the NOP of its size while the key is NULL (x86-64 0f 1f 44 00 00, aarch64 d503201f) and `call <target>` (`bl`) once set (direct for a fresh site of a key that does not escape), and `call <stub or trampoline>` for an escaping key.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
-// (REQUIRES x86_64: the only arch with conditional sites so far (docs/hooks.md), built for and run on the host; dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
+// (REQUIRES x86_64: built for and run on the host (test/arch/cond-sites-cross.test and test/gcc/cond-sites-cross.test run it on aarch64 under qemu); dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: %clang -O2 %libdyncall_cflags -I%exec_inputs %s -o %t.ref
 // RUN: %t.ref > %t.ref.out
 // RUN: %dyncall_clang -O2 -DWITH_DYNCALL -DCOND_SITES=1 -I%exec_inputs %s -o %t.dc %libdyncall_ldflags
@@ -59,7 +59,36 @@ static void fire_all(int x)
 }
 
 #if defined(WITH_DYNCALL) && defined(COND_SITES)
-static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+/* The site's instruction: 0 for the NOP, 1 for a call (*dest: where),
+ * -1 for anything else (docs/hooks.md, "Site shapes"). */
+static int site_insn(const unsigned char *p, const char **dest)
+{
+#if defined(__x86_64__)
+	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	int32_t rel;
+
+	if (!memcmp(p, nop5, 5))
+		return 0;
+	if (p[0] != 0xe8) /* call rel32 */
+		return -1;
+	memcpy(&rel, p + 1, 4);
+	*dest = (const char *)p + 5 + rel;
+	return 1;
+#elif defined(__aarch64__)
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	if (w == 0xd503201fu) /* nop */
+		return 0;
+	if ((w & 0xfc000000u) != 0x94000000u) /* bl <imm26> */
+		return -1;
+	*dest = (const char *)p +
+		((int64_t)((uint64_t)(w & 0x03ffffffu) << 38) >> 36);
+	return 1;
+#else
+#error "cond-sites.c: no conditional site shapes for this arch"
+#endif
+}
 
 struct want {
 	const char *what;
@@ -86,8 +115,8 @@ static int check_site(const struct dyncall_site_info *si, void *arg)
 {
 	struct want *w = arg;
 	const unsigned char *p;
-	const char *dest;
-	int32_t rel;
+	const char *dest = NULL;
+	int insn;
 
 	w->sites++;
 	if (si->kind != DYNCALL_KIND_COND)
@@ -96,17 +125,16 @@ static int check_site(const struct dyncall_site_info *si, void *arg)
 	if (si->ncalls != 1)
 		return site_fail(w, "%u calls discovered", si->ncalls);
 	p = si->calls[0];
+	insn = site_insn(p, &dest);
 	if (!w->any_call && !w->target) {
-		if (memcmp(p, nop5, 5) != 0)
-			return site_fail(w, "site %02x %02x %02x %02x %02x, "
-					 "want the NOP", p[0], p[1], p[2],
-					 p[3], p[4]);
+		if (insn != 0)
+			return site_fail(w, "site %02x %02x %02x %02x, want the "
+					 "NOP", p[0], p[1], p[2], p[3]);
 		return 0;
 	}
-	memcpy(&rel, p + 1, 4);
-	dest = (const char *)p + 5 + rel;
-	if (p[0] != 0xe8)
-		return site_fail(w, "site opcode %02x, want e8 (call)", p[0]);
+	if (insn != 1)
+		return site_fail(w, "site %02x %02x %02x %02x, want a call",
+				 p[0], p[1], p[2], p[3]);
 	if (!w->any_call && dest != w->target)
 		return site_fail(w, "site calls %p, want %p", (const void *)dest,
 				 w->target);

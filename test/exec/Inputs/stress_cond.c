@@ -28,8 +28,12 @@
  *
  * -DSTRESS_ESCAPE publishes &hook (every site guarded) and does every
  * other store through it, unseen by the runtime.
+ *
+ * argv[2], optional: the callers yield the CPU every that many rounds
+ * (under qemu-user on a busy host the writer crawls otherwise).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -173,6 +177,8 @@ static void judge(long e0)
 					  memory_order_relaxed);
 }
 
+static long yield_every; /* argv[2]: 0, never */
+
 static void *caller(void *arg)
 {
 	long n = 0;
@@ -200,6 +206,8 @@ static void *caller(void *arg)
 			atomic_fetch_add_explicit(&exact_checked, 1,
 						  memory_order_relaxed);
 		n++;
+		if (yield_every && n % yield_every == 0)
+			sched_yield();
 	}
 	return NULL;
 }
@@ -231,6 +239,7 @@ static void *writer(void *arg)
 int main(int argc, char **argv)
 {
 	long stores = argc > 1 ? atol(argv[1]) : 100000;
+	yield_every = argc > 2 ? atol(argv[2]) : 0;
 	pthread_t w, c[THREADS];
 	long mismatched = 0;
 

@@ -7,6 +7,14 @@ arch_tramp_slow), 4-byte aligned, no padding::
     slow:   aa1203f0   mov x16, x18      (a `bti c` pad accepts br x16, not br x18)
             d61f0200   br x16
 
+or, for a conditional site (DYNCALL_KIND_COND, docs/hooks.md), the null
+test first::
+
+    slow:   b4000072   cbz x18, 1f
+            aa1203f0   mov x16, x18
+            d61f0200   br x16
+    1:      d65f03c0   ret
+
 A site is ``bl tramp`` (call) or ``b tramp`` (tail), imm26: +-128 MiB.  GCC
 labels its sites; Clang leaves ``site == 0`` and the runtime discovers the
 ``bl`` from ``x30 - 4``.  Every word is aligned, so there is no alignment
@@ -27,14 +35,17 @@ import capstone
 
 from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
 from dyncall_rewrite.arch.aarch64.enc import (
+    COND_TRAMP_SIZE,
     IMM26,
     INSN_B,
     INSN_BCOND,
     INSN_BL,
     INSN_BR_X16,
     INSN_CBZ,
+    INSN_CBZ_X18_12,
     INSN_MOV_X16_X18,
     INSN_NOP,
+    INSN_RET,
     INSN_TBZ,
     MASK_B,
     MASK_BCOND,
@@ -58,6 +69,7 @@ def fits26(at: int, dest: int) -> bool:
 
 class AArch64(FixedWidthBackend):
     name = "aarch64"
+    has_cond = True
     far_target_is_error = False
     op_names = {"call": "bl", "jmp": "b"}  # noqa: RUF012
     nop = INSN_NOP
@@ -88,6 +100,8 @@ class AArch64(FixedWidthBackend):
             problems.append(("DC014", f"patchable branch is `{self.describe(addr)}`, not `b` (14xxxxxx)"))
             return t
         t.branch_target = addr + (sext(w[0], 26) << 2)
+        if w[1] == INSN_CBZ_X18_12:
+            return self._read_cond_trampoline(t)
         if w[1] == INSN_MOV_X16_X18 and w[2] == INSN_BR_X16:
             t.slow = "plain"
         else:
@@ -97,6 +111,23 @@ class AArch64(FixedWidthBackend):
                     "DC013",
                     f"slow path has `{self.describe(bad)}`, not `mov x16, x18; br x16`"
                     " (aa1203f0 d61f0200: a BTI landing pad accepts br x16, not br x18)",
+                )
+            )
+        return t
+
+    def _read_cond_trampoline(self, t: Trampoline) -> Trampoline:
+        """A conditional trampoline's slow path: after its `cbz x18`, the
+        plain slow path, then `ret`."""
+        t.cond, t.size = True, COND_TRAMP_SIZE
+        w = self.words(t.addr + 2 * WORD, 3)
+        if w is not None and list(w) == [INSN_MOV_X16_X18, INSN_BR_X16, INSN_RET]:
+            t.slow = "plain"
+        else:
+            t.problems.append(
+                (
+                    "DC013",
+                    "conditional slow path is not `cbz x18, 1f; mov x16, x18; br x16; 1: ret`"
+                    " (b4000072 aa1203f0 d61f0200 d65f03c0)",
                 )
             )
         return t

@@ -11,6 +11,8 @@ IMM26 = 0x03FFFFFF
 INSN_MOV_X16_X18 = 0xAA1203F0  # mov x16, x18 (orr x16, xzr, x18)
 INSN_BR_X16 = 0xD61F0200  # br x16
 INSN_NOP = 0xD503201F  # nop
+INSN_CBZ_X18_12 = 0xB4000072  # cbz x18, .+12 (a conditional trampoline's null test)
+INSN_RET = 0xD65F03C0  # ret
 INSN_BCOND = 0x54000000  # b.<cond> <imm19>
 MASK_BCOND = 0xFF000010
 MASK_CBZ = 0x7E000000  # cbz/cbnz <imm19>: x011010x
@@ -19,6 +21,7 @@ MASK_TBZ = 0x7E000000  # tbz/tbnz <imm14>: x011011x
 INSN_TBZ = 0x36000000
 SLOW = INSN_MOV_X16_X18.to_bytes(4, "little") + INSN_BR_X16.to_bytes(4, "little")
 TRAMP_SIZE = 12
+COND_TRAMP_SIZE = 20  # b slow; cbz x18, 1f; mov x16, x18; br x16; 1: ret
 REACH = 1 << 27  # b/bl: +-128 MiB
 
 # Landing pads a function may start with before its patchable-entry NOPs
