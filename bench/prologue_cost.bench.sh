@@ -4,7 +4,7 @@
 # a redirect, and hooking 10,000 functions in one batch.
 #
 # Environment: BUILD_DIR (default build), CC (clang-19; gcc-12 works too),
-# PROLOGUE_COST_ARGS ("<calls> <runs>", default "10000000 5").
+# PROLOGUE_COST_ARGS ("<calls> <runs>", default "10000000 9").
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")

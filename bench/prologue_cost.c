@@ -3,26 +3,30 @@
  * prologue_cost: what function-entry patching costs per call (x86-64), in
  * one process (docs/prologues.md, bench/README.md).  A trivial function
  * (one dependent add, its own unit) is called N times in a loop whose
- * result feeds the next call; each variant is run R times, interleaved,
- * and the minimum is reported:
+ * result feeds the next call; each variant is run R times, interleaved
+ * (one run of every variant, then the next round), and the median and the
+ * minimum of the R runs are reported:
  *
  *   no NOPs         t_plain, built without -fpatchable-function-entry
  *   NOPs (0/0)      t_pfe, built with --dyncall-prologues, nothing hooked
  *   1/0 1/10 1/100  t_pfe with one handler; 0, 10, 100 other functions
  *                   hooked too (irrelevant hooks)
+ *   1/0 NO_VEC      one handler hooked with DYNCALL_FN_NO_VEC (t_pfe
+ *                   takes a long: no xmm0-7 saves)
  *   2/0 10/0        2 and 10 handlers on t_pfe
  *   redirect        t_pfe redirected to t_target, against a direct call to
  *                   t_target (built without NOPs)
  *   one jmp         t_jmp, a `jmp t_target` and nothing else: the floor
  *                   of any redirect made at the callee's entry
  * then the time to hook 10,000 functions in one batch and to unhook them
- * (the minimum over the runs: jump functions cached; and the first run,
- * which generates them).
+ * (the median over the runs after the first: jump functions cached; and
+ * the first run, which generates them).
  *
- *   prologue_cost [N [R]]    default N = 10000000, R = 5
+ *   prologue_cost [N [R]]    default N = 10000000, R = 9
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <dyncall.h>
@@ -70,16 +74,33 @@ LOOP(run_pfe, t_pfe)
 LOOP(run_target, t_target)
 LOOP(run_jmp, t_jmp)
 
-enum { V_PLAIN, V_NOPS, V_1_0, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
+enum { V_PLAIN, V_NOPS, V_1_0, V_1_0_NOVEC, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
        V_REDIRECT, V_JMP, NV };
 static const char *const names[NV] = {
 	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
+	"1 hook, DYNCALL_FN_NO_VEC (1/0)",
 	"1 hook + 10 irrelevant (1/10)", "1 hook + 100 irrelevant (1/100)",
 	"2 handlers (2/0)", "10 handlers (10/0)", "direct call to target",
 	"redirected call", "call meeting one jmp (floor)",
 };
 
 static long count;
+
+#define MAX_REPS 101
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of t[0..n) (sorts t). */
+static double median(double *t, int n)
+{
+	qsort(t, (size_t)n, sizeof(*t), cmp_double);
+	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
 
 static void must(int s, const char *what)
 {
@@ -104,6 +125,11 @@ static void set_state(int v)
 						   handler, &count),
 			     "irrelevant hooks");
 		break;
+	case V_1_0_NOVEC:
+		must(dyncall_fn_hook_flags(t_pfe, handler, &count,
+					   DYNCALL_FN_NO_VEC),
+		     "hook, no vector saves");
+		break;
 	case V_2_0:
 	case V_10_0:
 		for (int k = 0; k < (v == V_2_0 ? 2 : 10); k++)
@@ -118,22 +144,22 @@ static void set_state(int v)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10000000;
-	int reps = argc > 2 ? atoi(argv[2]) : 5;
-	double best[NV], hook_ms = 1e30, unhook_ms = 1e30, first_ms = 0;
+	int reps = argc > 2 ? atoi(argv[2]) : 9;
+	static double t[NV][MAX_REPS], hook[MAX_REPS], unhook[MAX_REPS];
+	double med[NV], lo[NV], hook_ms, unhook_ms, first_ms = 0;
 
-	for (int v = 0; v < NV; v++)
-		best[v] = 1e30;
+	if (reps < 2 || reps > MAX_REPS || n < 1) {
+		fprintf(stderr, "prologue_cost: usage: prologue_cost [calls "
+				"[runs: 2..%d]]\n", MAX_REPS);
+		return 2;
+	}
 	for (int r = 0; r < reps; r++) {
 		for (int v = 0; v < NV; v++) {
-			double t;
-
 			set_state(v);
-			t = v == V_PLAIN ? run_plain(n) :
-			    v == V_DIRECT ? run_target(n) :
-			    v == V_JMP	  ? run_jmp(n) :
-					    run_pfe(n);
-			if (t < best[v])
-				best[v] = t;
+			t[v][r] = v == V_PLAIN	? run_plain(n) :
+				  v == V_DIRECT ? run_target(n) :
+				  v == V_JMP	? run_jmp(n) :
+						  run_pfe(n);
 		}
 		set_state(V_NOPS);
 		double t0 = now();
@@ -145,27 +171,33 @@ int main(int argc, char **argv)
 		double t2 = now();
 		if (!r)
 			first_ms = (t1 - t0) / 1e6;
-		if ((t1 - t0) / 1e6 < hook_ms)
-			hook_ms = (t1 - t0) / 1e6;
-		if ((t2 - t1) / 1e6 < unhook_ms)
-			unhook_ms = (t2 - t1) / 1e6;
+		hook[r] = (t1 - t0) / 1e6;
+		unhook[r] = (t2 - t1) / 1e6;
 	}
-	printf("prologue_cost: %ld calls x %d runs (minimum), x86-64\n", n, reps);
-	printf("%-34s %9s %9s %8s\n", "variant", "ns/call", "over 0/0",
-	       "ratio");
 	for (int v = 0; v < NV; v++) {
-		double ref = v == V_PLAIN || v == V_NOPS ? best[V_PLAIN] :
-			     v >= V_DIRECT ? best[V_DIRECT] :
-							       best[V_NOPS];
+		med[v] = median(t[v], reps);
+		lo[v] = t[v][0]; /* sorted by median() */
+	}
+	hook_ms = median(hook + 1, reps - 1);
+	unhook_ms = median(unhook + 1, reps - 1);
+	printf("prologue_cost: %ld calls x %d runs (median, minimum), x86-64\n",
+	       n, reps);
+	printf("%-34s %9s %9s %8s %9s\n", "variant", "ns/call", "over ref",
+	       "ratio", "min");
+	for (int v = 0; v < NV; v++) {
+		/* no NOPs, NOPs: over no NOPs; hooks: over NOPs; redirect,
+		 * floor: over the direct call */
+		double ref = v == V_PLAIN || v == V_NOPS ? med[V_PLAIN] :
+			     v >= V_DIRECT		 ? med[V_DIRECT] :
+							   med[V_NOPS];
 
-		printf("%-34s %9.3f %+9.3f %8.3f\n", names[v], best[v],
-		       v == V_PLAIN || v == V_DIRECT ? 0.0 :
-		       best[v] - (v >= V_1_0 && v <= V_10_0 ? best[V_NOPS] : ref),
-		       best[v] / ref);
+		printf("%-34s %9.3f %+9.3f %8.3f %9.3f\n", names[v], med[v],
+		       v == V_PLAIN || v == V_DIRECT ? 0.0 : med[v] - ref,
+		       med[v] / ref, lo[v]);
 	}
 	printf("1/100 vs 1/0: %.3f; 10/0 vs 2/0 handlers cost: %.2f x\n",
-	       best[V_1_100] / best[V_1_0],
-	       (best[V_10_0] - best[V_NOPS]) / (best[V_2_0] - best[V_NOPS]));
+	       med[V_1_100] / med[V_1_0],
+	       (med[V_10_0] - med[V_NOPS]) / (med[V_2_0] - med[V_NOPS]));
 	printf("hook 10,000 functions in one batch:   %8.3f ms "
 	       "(first time, generating their jump functions: %.3f ms)\n",
 	       hook_ms, first_ms);

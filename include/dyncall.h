@@ -312,6 +312,17 @@ typedef void (*dyncall_fn_handler)(void *fn, void *ret, void *data,
 /* Add handler (with data) to fn's handlers, after those already there;
  * the same handler twice is DYNCALL_ERR_INVAL. */
 int dyncall_fn_hook(void *fn, dyncall_fn_handler handler, void *data);
+/* The same with flags (0: dyncall_fn_hook).  DYNCALL_FN_NO_VEC: the vector
+ * argument registers need no saving for this handler, because fn takes
+ * no argument in them (no float, double or vector parameter, not
+ * variadic) or because the handler, and all it calls, leaves them alone
+ * (e.g. compiled with -mgeneral-regs-only); regs->vec is then not filled
+ * in and writing it has no effect.  x86-64 leaves the xmm0-7 saves out of
+ * the jump function when every handler of fn has the flag; aarch64 and
+ * ppc64le save them anyway.  Another flag: DYNCALL_ERR_INVAL. */
+#define DYNCALL_FN_NO_VEC 1u
+int dyncall_fn_hook_flags(void *fn, dyncall_fn_handler handler, void *data,
+			  unsigned flags);
 /* Remove it (DYNCALL_ERR_NOHOOK if fn has no such handler). */
 int dyncall_fn_unhook(void *fn, dyncall_fn_handler handler);
 /* Every call of fn runs target instead (after fn's handlers, if any). */

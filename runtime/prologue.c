@@ -61,6 +61,7 @@ struct dc_jf {
 	uintptr_t code;
 	uintptr_t resume;
 	unsigned n;
+	bool vec; /* saves the vector argument registers */
 	uintptr_t h[DYNCALL_FN_MAX_HANDLERS], d[DYNCALL_FN_MAX_HANDLERS];
 };
 
@@ -70,6 +71,7 @@ struct dc_fmod;
 struct dc_fwant {
 	unsigned nh;
 	uintptr_t h[DYNCALL_FN_MAX_HANDLERS], d[DYNCALL_FN_MAX_HANDLERS];
+	unsigned fl[DYNCALL_FN_MAX_HANDLERS]; /* dyncall_fn_hook_flags */
 	uintptr_t redirect;
 };
 
@@ -112,44 +114,82 @@ static size_t fn_hash_cap;
  * 64 KiB aligned, written like any text (dc_text_write: the memfd alias,
  * /proc/self/mem or, last, mprotect).  The chunks count as one segment for
  * the alias writer (dc_fentry_same_segment) and no block crosses a page:
- * a block is always written through one writer. */
+ * a block is always written through one writer.  A block goes into a
+ * chunk within POOL_REACH of the address it asks to be near (the hooked
+ * function: x86-64 jump functions reach it, its Q and its body with
+ * direct jumps), else into a new chunk mapped as near as the address
+ * space allows. */
 #define POOL_CHUNK (1UL << 20)
 #define POOL_ALIGN (64UL << 10)
 #define POOL_MAX 64
-static uintptr_t pool_cur, pool_end;
-static uintptr_t pool_lo[POOL_MAX];
+#define POOL_REACH (1UL << 30) /* well inside a rel32's +-2 GiB */
+#define POOL_HINTS 16
+static uintptr_t pool_lo[POOL_MAX], pool_cur[POOL_MAX];
 static unsigned pool_n;
 
-static uintptr_t pool_get(size_t size, uintptr_t near)
+static bool pool_near(uintptr_t chunk, uintptr_t near)
 {
-	uintptr_t pm = (uintptr_t)getpagesize() - 1, at;
+	uintptr_t d = chunk > near ? chunk - near : near - chunk;
 
-	size = (size + 15) & ~(size_t)15;
-	at = pool_cur;
-	if (((at ^ (at + size - 1)) & ~pm))
-		at = (at + pm) & ~pm; /* next page */
-	if (!pool_cur || at + size > pool_end) {
-		/* near the handlers' text if possible: direct calls */
-		uintptr_t hint =
-			near ? (near & ~(POOL_CHUNK - 1)) - (64UL << 20) : 0;
-		uint8_t *p = mmap((void *)hint, POOL_CHUNK + POOL_ALIGN,
-				  ARCH_TEXT_PROT, MAP_PRIVATE | MAP_ANONYMOUS,
-				  -1, 0);
+	return !near || d < POOL_REACH;
+}
+
+/* A new chunk, near `near` if possible (0: anywhere). */
+static uintptr_t pool_map(uintptr_t near)
+{
+	for (int i = 0; i <= POOL_HINTS; i++) {
+		/* below the module first (i odd), then above (i even) */
+		uintptr_t step = (uintptr_t)((i + 1) / 2) * (64UL << 20);
+		uintptr_t base = near & ~(POOL_CHUNK - 1), hint = 0;
+		uint8_t *p;
 		uintptr_t b, e;
 
+		if (near && i < POOL_HINTS)
+			hint = i % 2 ? base - step : base + step;
+		if (near && i < POOL_HINTS && (hint < (64UL << 20)))
+			continue;
+		p = mmap((void *)hint, POOL_CHUNK + POOL_ALIGN, ARCH_TEXT_PROT,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
-			return 0;
+			continue; /* the next hint; the last one: anywhere */
 		b = ((uintptr_t)p + POOL_ALIGN - 1) & ~(POOL_ALIGN - 1);
+		if (i < POOL_HINTS && !pool_near(b, near)) {
+			munmap(p, POOL_CHUNK + POOL_ALIGN);
+			continue;
+		}
 		e = b + POOL_CHUNK;
 		if (b != (uintptr_t)p)
 			munmap(p, b - (uintptr_t)p);
 		munmap((void *)e, (uintptr_t)p + POOL_CHUNK + POOL_ALIGN - e);
-		if (pool_n < POOL_MAX)
-			pool_lo[pool_n++] = b;
-		pool_cur = at = b;
-		pool_end = e;
+		return b;
 	}
-	pool_cur = at + size;
+	return 0;
+}
+
+static uintptr_t pool_get(size_t size, uintptr_t near)
+{
+	uintptr_t pm = (uintptr_t)getpagesize() - 1, at = 0;
+	unsigned c;
+
+	size = (size + 15) & ~(size_t)15;
+	for (c = pool_n; c-- > 0;) { /* the newest chunks first */
+		at = pool_cur[c];
+		if (((at ^ (at + size - 1)) & ~pm))
+			at = (at + pm) & ~pm; /* next page */
+		if (at + size <= pool_lo[c] + POOL_CHUNK &&
+		    (pool_near(pool_lo[c], near) || pool_n == POOL_MAX))
+			break;
+	}
+	if (c == (unsigned)-1) {
+		if (pool_n == POOL_MAX)
+			return 0;
+		at = pool_map(near);
+		if (!at)
+			return 0;
+		c = pool_n++;
+		pool_lo[c] = at;
+	}
+	pool_cur[c] = at + size;
 	DC_STAT_ADD(stubs, 1);
 	return at;
 }
@@ -172,27 +212,38 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 	return err ? 0 : at;
 }
 
+/* Does a handler of f need the vector argument registers saved? */
+static bool want_vec(const struct dc_fn *f)
+{
+	for (unsigned i = 0; i < f->w.nh; i++)
+		if (!(f->w.fl[i] & DYNCALL_FN_NO_VEC))
+			return true;
+	return false;
+}
+
 static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 {
 	uint8_t buf[1024];
 	struct dc_jf *j;
 	uintptr_t at;
 	size_t len;
+	bool vec = want_vec(f);
 
 	for (j = f->jfs; j; j = j->next)
-		if (j->resume == resume && j->n == f->w.nh &&
+		if (j->resume == resume && j->n == f->w.nh && j->vec == vec &&
 		    !memcmp(j->h, f->w.h, f->w.nh * sizeof(f->w.h[0])) &&
 		    !memcmp(j->d, f->w.d, f->w.nh * sizeof(f->w.d[0])))
 			return j->code;
 	if (arch_fentry_jf_size(f->w.nh) > sizeof(buf))
 		return 0;
 	code_err = DYNCALL_ERR_NOMEM;
-	at = pool_get(arch_fentry_jf_size(f->w.nh), f->w.h[0]);
+	at = pool_get(arch_fentry_jf_size(f->w.nh),
+		      ARCH_FENTRY_JF_NEAR_FN ? f->a.func : f->w.h[0]);
 	j = at ? dc_alloc(sizeof(*j)) : NULL;
 	if (!j)
 		return 0;
 	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, f->w.h, f->w.d,
-				  f->w.nh);
+				  f->w.nh, vec);
 	if (!write_code(buf, len, at)) {
 		dc_free(j, sizeof(*j));
 		return 0;
@@ -200,6 +251,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	j->code = at;
 	j->resume = resume;
 	j->n = f->w.nh;
+	j->vec = vec;
 	memcpy(j->h, f->w.h, sizeof(j->h));
 	memcpy(j->d, f->w.d, sizeof(j->d));
 	j->next = f->jfs;
@@ -754,12 +806,21 @@ static void write_entries(struct plan *p)
 	size_t nsteps = 0;
 
 	for (size_t i = 0; i < p->n; i++) {
-		bool on = p->want[i] != 0;
+		struct arch_step *st = &p->steps[nsteps];
+		int k;
 
-		if (p->st[i] != DYNCALL_OK || on == p->fs[i]->on)
+		if (p->st[i] != DYNCALL_OK || (!p->want[i] && !p->fs[i]->on))
 			continue;
-		nsteps += (size_t)arch_fentry_entry_step(&p->fs[i]->a, on,
-							 &p->steps[nsteps]);
+		/* on, off, or on with another value (x86-64's direct entry
+		 * jump): written only where the bytes change */
+		k = arch_fentry_entry_step(&p->fs[i]->a, p->want[i], st);
+		if (k < 0) {
+			p->st[i] = k;
+			continue;
+		}
+		if (k && !memcmp((const void *)st->addr, st->bytes, st->len))
+			continue;
+		nsteps += (size_t)k;
 	}
 	dc_text_steps(p->steps, nsteps, NULL);
 	for (size_t i = 0; i < p->n; i++) {
@@ -878,16 +939,20 @@ static int op_check(const struct dc_fn *f, enum op op, uintptr_t h)
 }
 
 /* f's wanted state after op (checked by op_check). */
-static void op_do(struct dc_fn *f, enum op op, uintptr_t h, uintptr_t d)
+static void op_do(struct dc_fn *f, enum op op, uintptr_t h, uintptr_t d,
+		  unsigned fl)
 {
 	unsigned k = handler_index(f, h);
 
 	switch (op) {
 	case OP_HOOK:
 		f->w.h[f->w.nh] = h;
+		f->w.fl[f->w.nh] = fl;
 		f->w.d[f->w.nh++] = d;
 		break;
 	case OP_UNHOOK:
+		memmove(&f->w.fl[k], &f->w.fl[k + 1],
+			(f->w.nh - k - 1) * sizeof(f->w.fl[0]));
 		memmove(&f->w.h[k], &f->w.h[k + 1],
 			(f->w.nh - k - 1) * sizeof(f->w.h[0]));
 		memmove(&f->w.d[k], &f->w.d[k + 1],
@@ -906,7 +971,7 @@ static void op_do(struct dc_fn *f, enum op op, uintptr_t h, uintptr_t d)
 
 /* Change the state of fns[0..n) by op; returns the first error. */
 static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
-		 uintptr_t d)
+		 uintptr_t d, unsigned fl)
 {
 	struct dc_fn *stackf[16], **v = stackf;
 	struct dc_fwant stackold[16], *old = stackold;
@@ -948,7 +1013,7 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 	/* keep the old state to roll back what a refused write left */
 	for (size_t i = 0; i < m; i++) {
 		old[i] = v[i]->w;
-		op_do(v[i], op, h, d);
+		op_do(v[i], op, h, d, fl);
 	}
 	if (m) {
 		int r = apply(v, m, st);
@@ -972,41 +1037,50 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 
 DC_EXPORT int dyncall_fn_hook(void *fn, dyncall_fn_handler handler, void *data)
 {
-	return fn_op(&fn, 1, OP_HOOK, (uintptr_t)handler, (uintptr_t)data);
+	return fn_op(&fn, 1, OP_HOOK, (uintptr_t)handler, (uintptr_t)data, 0);
+}
+
+DC_EXPORT int dyncall_fn_hook_flags(void *fn, dyncall_fn_handler handler,
+				    void *data, unsigned flags)
+{
+	if (flags & ~(unsigned)DYNCALL_FN_NO_VEC)
+		return DYNCALL_ERR_INVAL;
+	return fn_op(&fn, 1, OP_HOOK, (uintptr_t)handler, (uintptr_t)data,
+		     flags);
 }
 
 DC_EXPORT int dyncall_fn_unhook(void *fn, dyncall_fn_handler handler)
 {
-	return fn_op(&fn, 1, OP_UNHOOK, (uintptr_t)handler, 0);
+	return fn_op(&fn, 1, OP_UNHOOK, (uintptr_t)handler, 0, 0);
 }
 
 DC_EXPORT int dyncall_fn_redirect(void *fn, void *target)
 {
 	if (!target || target == fn)
 		return DYNCALL_ERR_INVAL;
-	return fn_op(&fn, 1, OP_REDIRECT, (uintptr_t)target, 0);
+	return fn_op(&fn, 1, OP_REDIRECT, (uintptr_t)target, 0, 0);
 }
 
 DC_EXPORT int dyncall_fn_restore(void *fn)
 {
-	return fn_op(&fn, 1, OP_RESTORE, 0, 0);
+	return fn_op(&fn, 1, OP_RESTORE, 0, 0, 0);
 }
 
 DC_EXPORT int dyncall_fn_hook_batch(void *const *fns, size_t n,
 				    dyncall_fn_handler handler, void *data)
 {
-	return fn_op(fns, n, OP_HOOK, (uintptr_t)handler, (uintptr_t)data);
+	return fn_op(fns, n, OP_HOOK, (uintptr_t)handler, (uintptr_t)data, 0);
 }
 
 DC_EXPORT int dyncall_fn_unhook_batch(void *const *fns, size_t n,
 				      dyncall_fn_handler handler)
 {
-	return fn_op(fns, n, OP_UNHOOK, (uintptr_t)handler, 0);
+	return fn_op(fns, n, OP_UNHOOK, (uintptr_t)handler, 0, 0);
 }
 
 DC_EXPORT int dyncall_fn_restore_batch(void *const *fns, size_t n)
 {
-	return fn_op(fns, n, OP_RESTORE, 0, 0);
+	return fn_op(fns, n, OP_RESTORE, 0, 0, 0);
 }
 
 DC_EXPORT void *dyncall_fn_original(void *fn)

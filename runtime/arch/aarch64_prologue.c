@@ -186,13 +186,13 @@ int arch_fentry_entry_state(const struct arch_fentry *f)
 	return fentry32_entry_state(f, INSN_NOP, entry_branch(f));
 }
 
-int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
+int arch_fentry_entry_step(const struct arch_fentry *f, uintptr_t value,
 			   struct arch_step *s)
 {
 	bool reaches = f->tramp && bl_reaches(f->site, f->tramp);
 
-	return fentry32_entry_step(f, on, INSN_NOP, entry_branch(f), reaches,
-				   s);
+	return fentry32_entry_step(f, value != 0, INSN_NOP, entry_branch(f),
+				   reaches, s);
 }
 
 int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,
@@ -280,11 +280,13 @@ size_t arch_fentry_jf_size(unsigned n)
 
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n)
+			   const uintptr_t *d, unsigned n, bool vec)
 {
 	struct emit e = { buf, at, 0 };
 	size_t code_end, lits;
 	unsigned ncode = 0;
+
+	(void)vec; /* the common trampoline saves q0-q7 in any case */
 
 	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
 	/* where the literals start: after the longest code, 8-aligned */

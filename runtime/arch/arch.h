@@ -62,6 +62,11 @@
 #ifndef ARCH_LOCAL_ENTRY
 #define ARCH_LOCAL_ENTRY(st_other) 0u /* a symbol's local entry offset */
 #endif
+#ifndef ARCH_FENTRY_JF_NEAR_FN
+/* 1: a jump function is placed near its function (x86-64: reached from Q
+ * and resuming the body by direct jumps); 0: near its first handler */
+#define ARCH_FENTRY_JF_NEAR_FN 0
+#endif
 #ifndef ARCH_FENTRY_NEAR_SIZE
 #define ARCH_FENTRY_NEAR_SIZE 0 /* no code near the entry needed */
 #define ARCH_FENTRY_NEAR_SHARED 0
@@ -222,13 +227,15 @@ int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f);
  * something else (negative status)? */
 int arch_fentry_entry_state(const struct arch_fentry *f);
 
-/* The stores of one step: the entry on (branch to ool) or off (its NOPs);
+/* The stores of one step: the entry on (value: what the slot leads to; it
+ * branches to ool, or, x86-64 where it can, straight to value) or off
+ * (value 0: its NOPs);
  * the slot <- value (at most ARCH_FENTRY_SLOT_STEPS stores, in order: an
  * arch may branch directly to a value in reach and through the slot
  * otherwise); the out-of-line sequence (0 steps when it is already there).
  * Each returns the number of steps written to s. */
 #define ARCH_FENTRY_SLOT_STEPS 2
-int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
+int arch_fentry_entry_step(const struct arch_fentry *f, uintptr_t value,
 			   struct arch_step *s);
 int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,
 			  struct arch_step *s);
@@ -236,13 +243,15 @@ int arch_fentry_ool_steps(const struct arch_fentry *f, struct arch_step *s,
 			  int max);
 
 /* Generated code.  A jump function: run handlers h[0..n) with data d[i]
- * through the common trampoline (guard, registers), then continue at
- * resume; returns its size (<= arch_fentry_jf_size(n)).  An "original"
+ * (guard, registers), then continue at resume; returns its size
+ * (<= arch_fentry_jf_size(n)).  vec false: no handler needs the vector
+ * argument registers saved (DYNCALL_FN_NO_VEC on each; an arch may save
+ * them anyway).  An "original"
  * thunk: a callable entry to f's body past its patchable entry. */
 size_t arch_fentry_jf_size(unsigned n);
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n);
+			   const uintptr_t *d, unsigned n, bool vec);
 #define ARCH_FENTRY_ORIG_SIZE 32
 size_t arch_fentry_emit_orig(uint8_t *buf, uintptr_t at,
 			     const struct arch_fentry *f);

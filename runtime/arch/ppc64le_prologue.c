@@ -188,13 +188,13 @@ int arch_fentry_entry_state(const struct arch_fentry *f)
 	return fentry32_entry_state(f, INSN_NOP, entry_branch(f));
 }
 
-int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
+int arch_fentry_entry_step(const struct arch_fentry *f, uintptr_t value,
 			   struct arch_step *s)
 {
 	bool reaches = f->tramp && b_reaches(f->site, f->tramp);
 
-	return fentry32_entry_step(f, on, INSN_NOP, entry_branch(f), reaches,
-				   s);
+	return fentry32_entry_step(f, value != 0, INSN_NOP, entry_branch(f),
+				   reaches, s);
 }
 
 int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,
@@ -249,8 +249,9 @@ size_t arch_fentry_jf_size(unsigned n)
 
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n)
+			   const uintptr_t *d, unsigned n, bool vec)
 {
+	(void)vec; /* the common trampoline saves FPRs and VRs anyway */
 	(void)at;
 	put32(buf + 0, INSN_ADDI_R0_R12_24);
 	put32(buf + 4, INSN_LD_R12_16);

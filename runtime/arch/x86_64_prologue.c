@@ -23,6 +23,12 @@
  *   P:        eb f9 (P = func) | eb f5 (P = func+4)   jmp func-5
  *   P+2:      the rest of the entry NOPs, never reached from P
  *
+ * Direct entry: where the entry is Clang's one 5-byte NOP at func (no
+ * endbr64; func is 8-aligned), the entry may instead be `jmp value` when
+ * value is near: one aligned 8-byte store of e9 <rel32> and the body's
+ * next three bytes as they are (site_len DIRECT_LEN).  One jump less for
+ * hooks and redirects; no thread can be inside a single instruction.
+ *
  * value is the jump function or the redirect target.  Near (within
  * +-2 GiB of func, the usual case: jump functions live in stub regions
  * beside the module), the path is two direct jumps, e.g. a redirected
@@ -51,7 +57,8 @@
  *   3. far: slot <- value (one aligned 8-byte store), then Q <- jmp A;
  *      near: Q <- jmp value (one aligned 8-byte store);
  *   4. entry <- eb f9/f5 (on) or its original two bytes (off): one atomic
- *      store.  Neither Q nor the slot is cleared: a thread that passed P
+ *      store; a direct entry: its quadword <- jmp value, jmp func-5 (far)
+ *      or the NOP, whenever that changes.  Neither Q nor the slot is cleared: a thread that passed P
  *      before 4. reaches what Q led to, which stays valid.
  */
 #include <string.h>
@@ -64,6 +71,7 @@
 #define A_OFF 16 /* A = jmp *slot(%rip) at func - 16 */
 #define Q_OFF 8 /* Q, the aligned quadword at func - 8 */
 #define Q_JMP 3 /* its jump at func - 5 */
+#define DIRECT_LEN 8 /* the entry quadword a direct entry jump rewrites */
 static const uint8_t ENDBR64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const uint8_t NOP5[5] = { 0x0f, 0x1f, 0x44, 0x00,
 				 0x08 }; /* nopl 8(%rax,%rax) */
@@ -75,10 +83,6 @@ static const uint8_t NOP5_0[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 #define MODRM_JMP_RIP 0x25
 #define OP_CALL 0xe8 /* call rel32 */
 #define OP_RET 0xc3
-#define OP_PUSH_RBX 0x53
-#define OP_POP_RBX 0x5b
-
-extern const char dc_fentry_tramp[] DC_HIDDEN; /* x86_64_prologue.S */
 
 int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
 {
@@ -105,8 +109,12 @@ int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
 	f->ool = f->func - A_OFF;
 	f->site = p;
 	f->resume = p + ENTRY_NOPS;
-	f->site_len = 2;
-	memcpy(f->orig, (const void *)p, 2);
+	/* one 5-byte NOP in an aligned quadword (Clang, no endbr64): the
+	 * entry itself may become `jmp value` (direct, below) */
+	f->site_len = p == f->func && ((const uint8_t *)p)[0] != OP_NOP ?
+			      DIRECT_LEN :
+			      2;
+	memcpy(f->orig, (const void *)p, f->site_len == 2 ? 2 : ENTRY_NOPS);
 	return DYNCALL_OK;
 }
 
@@ -117,37 +125,62 @@ static uint8_t entry_rel8(const struct arch_fentry *f)
 				 (intptr_t)(f->site + 2));
 }
 
+static bool rel32_ok(uintptr_t from, uintptr_t to)
+{
+	intptr_t d = (intptr_t)(to - from);
+
+	return d == (int32_t)d;
+}
+
 int arch_fentry_entry_state(const struct arch_fentry *f)
 {
 	const uint8_t *b = (const uint8_t *)f->site;
 
 	if (b[0] == OP_JMP8 && b[1] == entry_rel8(f))
 		return 1;
-	if (!memcmp(b, f->orig, 2))
+	if (f->site_len == DIRECT_LEN && b[0] == OP_JMP32)
+		return 1; /* direct: jmp value */
+	if (!memcmp(b, f->orig, f->site_len == 2 ? 2 : ENTRY_NOPS))
 		return 0;
 	return DYNCALL_ERR_BYTES;
 }
 
-int arch_fentry_entry_step(const struct arch_fentry *f, bool on,
+/*
+ * value 0: the original bytes; else the jump to f-5 (Q), or, where the
+ * entry is one 5-byte NOP at the start of an aligned quadword (Clang
+ * without endbr64: site_len DIRECT_LEN) and value is within rel32 reach,
+ * `jmp value` at the entry itself: one aligned 8-byte store of the five
+ * entry bytes and the body's next three, as they are now (read under the
+ * runtime lock, which every writer of text holds).
+ */
+int arch_fentry_entry_step(const struct arch_fentry *f, uintptr_t value,
 			   struct arch_step *s)
 {
 	s->addr = f->site;
-	s->len = 2;
 	s->atomic = true;
-	if (on) {
+	if (f->site_len == 2) {
+		s->len = 2;
+		if (value) {
+			s->bytes[0] = OP_JMP8;
+			s->bytes[1] = entry_rel8(f);
+		} else {
+			memcpy(s->bytes, f->orig, 2);
+		}
+		return 1;
+	}
+	s->len = DIRECT_LEN;
+	memcpy(s->bytes, (const void *)f->site, DIRECT_LEN);
+	memcpy(s->bytes, f->orig, ENTRY_NOPS);
+	if (value && rel32_ok(f->site + 5, value)) {
+		int32_t rel = (int32_t)(value - (f->site + 5));
+
+		s->bytes[0] = OP_JMP32;
+		memcpy(&s->bytes[1], &rel, 4);
+	} else if (value) {
 		s->bytes[0] = OP_JMP8;
 		s->bytes[1] = entry_rel8(f);
-	} else {
-		memcpy(s->bytes, f->orig, 2);
 	}
 	return 1;
-}
-
-static bool rel32_ok(uintptr_t from, uintptr_t to)
-{
-	intptr_t d = (intptr_t)(to - from);
-
-	return d == (int32_t)d;
 }
 
 /* Q's bytes for value: near, jmp value; far, jmp A. */
@@ -231,82 +264,196 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
 }
 
 /*
- * Jump function for handlers h[0..n):
+ * Jump function for handlers h[0..n), self-contained: the guard, the
+ * saves, the handler calls and the way on, with direct branches only
+ * when its targets are within +-2 GiB (jump functions are placed beside
+ * the function: prologue.c pool_get), so a program built with retpolines
+ * or IBT runs no indirect branch on the way (docs/prologues.md):
  *
- *   jf:    f3 0f 1e fa             endbr64      (reached by jmp *slot)
- *          49 bb <desc>            movabs $desc, %r11
- *          ff 25 00 00 00 00       jmp *lit(%rip)
- *   lit:   <dc_fentry_tramp>
- *   desc:  <calls> <resume> <fn>   read by the trampoline
- *   calls: f3 0f 1e fa             endbr64      (call *(%r11))
- *          53 / 48 89 fb           push %rbx; mov %rdi, %rbx  (regs)
- *          per handler:
- *          48 bf <fn>              movabs $fn, %rdi
- *          48 8b 73 38             mov 56(%rbx), %rsi         (regs->ret)
- *          48 ba <data>            movabs $data, %rdx
- *          48 89 d9                mov %rbx, %rcx
- *          e8 <rel32>              call handler   (direct when in reach,
- *          | 48 b8 <h> ff d0        else movabs $h, %rax; call *%rax)
- *          5b c3                   pop %rbx; ret
+ *   jf:  f3 0f 1e fa                  endbr64        (jmp *slot, far)
+ *        64 83 3c 25 <tp> 00          cmpl $0, %fs:tp   dc_fentry_busy
+ *        0f 85 <rel32 resume>         jne resume     busy: no handlers
+ *        64 c7 04 25 <tp> 01 00 00 00 movl $1, %fs:tp
+ *        55 / 48 89 e5 / 48 83 e4 f0  push %rbp; mov %rsp, %rbp;
+ *        48 81 ec d0 00 00 00         and $-16, %rsp; sub $208, %rsp
+ *        rdi rsi rdx rcx r8 r9 rax -> regs->arg[0..5], regs->rax
+ *        r10 -> 192(%rsp)             (static chain, not exposed)
+ *        48 8b 75 08 / ...            regs->ret = the caller's return
+ *        0f 29 ...                    movaps %xmm0..7 -> regs->vec
+ *                                     (left out when every handler was
+ *                                     hooked with DYNCALL_FN_NO_VEC)
+ *        per handler, in order:
+ *        48 bf <fn>                   movabs $fn, %rdi
+ *        48 8b 74 24 38               mov regs->ret, %rsi (not for the
+ *                                     first: %rsi holds it already)
+ *        48 ba <data>                 movabs $data, %rdx
+ *        48 89 e1                     mov %rsp, %rcx  (regs)
+ *        e8 <rel32 handler>           call handler (| 48 b8 <h> ff d0,
+ *                                     movabs $h, %rax; call *%rax: far)
+ *        64 c7 04 25 <tp> 0 0 0 0     movl $0, %fs:tp
+ *        the registers back, as the handlers left them
+ *        48 89 ec / 5d                mov %rbp, %rsp; pop %rbp
+ *        e9 <rel32 resume>            jmp resume
+ *   far: ff 25 00 00 00 00 <resume>   jmp *lit(%rip) (only if resume is
+ *                                     out of rel32 reach; jne goes here)
+ *
+ * tp is dc_fentry_busy's offset from the thread pointer (initial-exec
+ * TLS, the same for every thread: dc_fentry_tpoff(), read once); the
+ * cmpl and the flags it sets are dead at a function's entry (as for
+ * `stc`/`cmc` above).  resume is the body (P+5) or the redirect target.
  */
-#define JF_HEAD 32 /* endbr, movabs, jmp *lit, lit, pad to 8 */
-#define JF_DESC 24
-#define JF_CALL 40 /* worst case of one handler's calls */
+#define JF_FRAME 208 /* struct dyncall_regs + r10, a multiple of 16 */
+#define JF_SAVE_SIZE 0x95
+#define JF_CALL 40 /* worst case of one handler's call */
+#define JF_REST_SIZE 0x6e /* movl $0 ... pop %rbp */
+#define JF_TAIL 14 /* jmp rel32 | jmp *lit + lit */
+
+extern long dc_fentry_tpoff(void) DC_HIDDEN; /* x86_64_prologue.S */
+
+static int32_t busy_tpoff(void)
+{
+	static int32_t tp;
+	static bool known;
+
+	if (!known) { /* static TLS: a small negative offset */
+		tp = (int32_t)dc_fentry_tpoff();
+		known = true;
+	}
+	return tp;
+}
 
 size_t arch_fentry_jf_size(unsigned n)
 {
-	return JF_HEAD + JF_DESC + 4 + 4 + n * JF_CALL + 2;
+	return JF_SAVE_SIZE + n * JF_CALL + JF_REST_SIZE + 5 + JF_TAIL;
+}
+
+/* One instruction per line. */
+/* clang-format off */
+static const uint8_t jf_save[JF_SAVE_SIZE] = {
+	0xf3, 0x0f, 0x1e, 0xfa,				/* endbr64 */
+	0x64, 0x83, 0x3c, 0x25, 0, 0, 0, 0, 0x00,	/* cmpl $0, %fs:tp */
+	0x0f, 0x85, 0, 0, 0, 0,				/* jne resume */
+	0x64, 0xc7, 0x04, 0x25, 0, 0, 0, 0, 1, 0, 0, 0, /* movl $1, %fs:tp */
+	0x55,						/* push %rbp */
+	0x48, 0x89, 0xe5,				/* mov %rsp, %rbp */
+	0x48, 0x83, 0xe4, 0xf0,				/* and $-16, %rsp */
+	0x48, 0x81, 0xec, JF_FRAME, 0, 0, 0,		/* sub $208, %rsp */
+	0x48, 0x89, 0x3c, 0x24,				/* mov %rdi, (%rsp) */
+	0x48, 0x89, 0x74, 0x24, 0x08,			/* mov %rsi, 8(%rsp) */
+	0x48, 0x89, 0x54, 0x24, 0x10,			/* mov %rdx, 16(%rsp) */
+	0x48, 0x89, 0x4c, 0x24, 0x18,			/* mov %rcx, 24(%rsp) */
+	0x4c, 0x89, 0x44, 0x24, 0x20,			/* mov %r8, 32(%rsp) */
+	0x4c, 0x89, 0x4c, 0x24, 0x28,			/* mov %r9, 40(%rsp) */
+	0x48, 0x89, 0x44, 0x24, 0x30,			/* mov %rax, 48(%rsp) */
+	0x4c, 0x89, 0x94, 0x24, 0xc0, 0, 0, 0,		/* mov %r10, 192(%rsp) */
+	0x48, 0x8b, 0x75, 0x08,				/* mov 8(%rbp), %rsi */
+	0x48, 0x89, 0x74, 0x24, 0x38,			/* mov %rsi, 56(%rsp) */
+	0x0f, 0x29, 0x44, 0x24, 0x40,			/* movaps %xmm0, 64(%rsp) */
+	0x0f, 0x29, 0x4c, 0x24, 0x50,			/* movaps %xmm1, 80(%rsp) */
+	0x0f, 0x29, 0x54, 0x24, 0x60,			/* movaps %xmm2, 96(%rsp) */
+	0x0f, 0x29, 0x5c, 0x24, 0x70,			/* movaps %xmm3, 112(%rsp) */
+	0x0f, 0x29, 0xa4, 0x24, 0x80, 0, 0, 0,		/* movaps %xmm4, 128(%rsp) */
+	0x0f, 0x29, 0xac, 0x24, 0x90, 0, 0, 0,		/* movaps %xmm5, 144(%rsp) */
+	0x0f, 0x29, 0xb4, 0x24, 0xa0, 0, 0, 0,		/* movaps %xmm6, 160(%rsp) */
+	0x0f, 0x29, 0xbc, 0x24, 0xb0, 0, 0, 0,		/* movaps %xmm7, 176(%rsp) */
+};
+#define JF_SAVE_VEC 0x61 /* where the xmm saves start in jf_save */
+#define JF_VEC_SIZE 52 /* 8 movaps */
+#define JF_CMP_TP 8 /* jf_save offsets of the fields */
+#define JF_JNE 13
+#define JF_SET_TP 23
+
+static const uint8_t jf_rest[JF_REST_SIZE] = {
+	0x64, 0xc7, 0x04, 0x25, 0, 0, 0, 0, 0, 0, 0, 0, /* movl $0, %fs:tp */
+	0x48, 0x8b, 0x3c, 0x24,				/* mov (%rsp), %rdi */
+	0x48, 0x8b, 0x74, 0x24, 0x08,			/* mov 8(%rsp), %rsi */
+	0x48, 0x8b, 0x54, 0x24, 0x10,			/* mov 16(%rsp), %rdx */
+	0x48, 0x8b, 0x4c, 0x24, 0x18,			/* mov 24(%rsp), %rcx */
+	0x4c, 0x8b, 0x44, 0x24, 0x20,			/* mov 32(%rsp), %r8 */
+	0x4c, 0x8b, 0x4c, 0x24, 0x28,			/* mov 40(%rsp), %r9 */
+	0x48, 0x8b, 0x44, 0x24, 0x30,			/* mov 48(%rsp), %rax */
+	0x4c, 0x8b, 0x94, 0x24, 0xc0, 0, 0, 0,		/* mov 192(%rsp), %r10 */
+	0x0f, 0x28, 0x44, 0x24, 0x40,			/* movaps 64(%rsp), %xmm0 */
+	0x0f, 0x28, 0x4c, 0x24, 0x50,			/* movaps 80(%rsp), %xmm1 */
+	0x0f, 0x28, 0x54, 0x24, 0x60,			/* movaps 96(%rsp), %xmm2 */
+	0x0f, 0x28, 0x5c, 0x24, 0x70,			/* movaps 112(%rsp), %xmm3 */
+	0x0f, 0x28, 0xa4, 0x24, 0x80, 0, 0, 0,		/* movaps 128(%rsp), %xmm4 */
+	0x0f, 0x28, 0xac, 0x24, 0x90, 0, 0, 0,		/* movaps 144(%rsp), %xmm5 */
+	0x0f, 0x28, 0xb4, 0x24, 0xa0, 0, 0, 0,		/* movaps 160(%rsp), %xmm6 */
+	0x0f, 0x28, 0xbc, 0x24, 0xb0, 0, 0, 0,		/* movaps 176(%rsp), %xmm7 */
+	0x48, 0x89, 0xec,				/* mov %rbp, %rsp */
+	0x5d,						/* pop %rbp */
+};
+/* clang-format on */
+#define JF_CLR_TP 4 /* jf_rest offset of the field */
+#define JF_REST_VEC 0x36 /* where the xmm restores start in jf_rest */
+
+/* rel32 of a branch whose displacement ends at p (buf at address at) */
+static void put_rel32(uint8_t *p, uint8_t *buf, uintptr_t at, uintptr_t to)
+{
+	int32_t rel = (int32_t)(to - (at + (uintptr_t)(p - buf) + 4));
+
+	memcpy(p, &rel, 4);
 }
 
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n)
+			   const uintptr_t *d, unsigned n, bool vec)
 {
-	uint8_t *p = buf;
-	uintptr_t desc = at + JF_HEAD, calls = desc + JF_DESC;
-	uintptr_t tramp = (uintptr_t)dc_fentry_tramp;
-	static const uint8_t jmp_lit[6] = { OP_JMP_IND, MODRM_JMP_RIP, 0, 0, 0,
-					    0 };
-	/* endbr64; push %rbx; mov %rdi, %rbx */
-	static const uint8_t endbr_push[] = { 0xf3, 0x0f, 0x1e, 0xfa,
-					      OP_PUSH_RBX };
-	static const uint8_t mov_rdi_rbx[3] = { 0x48, 0x89, 0xfb };
-	static const uint8_t ld_ret[4] = { 0x48, 0x8b, 0x73, 0x38 };
-	static const uint8_t mov_rcx[3] = { 0x48, 0x89, 0xd9 };
+	static const uint8_t ld_ret[5] = { 0x48, 0x8b, 0x74, 0x24, 0x38 };
+	static const uint8_t mov_rcx[3] = { 0x48, 0x89, 0xe1 };
 	static const uint8_t call_rax[2] = { 0xff, 0xd0 };
+	int32_t tp = busy_tpoff();
+	uint8_t *p = buf, *jne, *clr;
+	bool far;
 
 	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
-	p = put(p, ENDBR64, 4);
-	p = put_imm64(p, 0x49, 0xbb, desc);
-	p = put(p, jmp_lit, sizeof(jmp_lit));
-	p = put(p, &tramp, 8);
-	p = buf + JF_HEAD;
-	p = put(p, &calls, 8);
-	p = put(p, &resume, 8);
-	p = put(p, &fn, 8);
-	p = put(p, endbr_push, sizeof(endbr_push));
-	p = put(p, mov_rdi_rbx, sizeof(mov_rdi_rbx));
+	p = put(p, jf_save, vec ? sizeof(jf_save) : JF_SAVE_VEC);
+	memcpy(buf + JF_CMP_TP, &tp, 4);
+	memcpy(buf + JF_SET_TP, &tp, 4);
+	jne = buf + JF_JNE + 2;
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t after;
 
 		p = put_imm64(p, 0x48, 0xbf, fn);
-		p = put(p, ld_ret, sizeof(ld_ret));
+		if (i) /* the first finds regs->ret in %rsi already */
+			p = put(p, ld_ret, sizeof(ld_ret));
 		p = put_imm64(p, 0x48, 0xba, d[i]);
 		p = put(p, mov_rcx, sizeof(mov_rcx));
 		after = at + (uintptr_t)(p - buf) + 5;
 		if (rel32_ok(after, h[i])) {
-			int32_t rel = (int32_t)(h[i] - after);
-
 			*p++ = OP_CALL;
-			p = put(p, &rel, 4);
+			put_rel32(p, buf, at, h[i]);
+			p += 4;
 		} else {
 			p = put_imm64(p, 0x48, 0xb8, h[i]);
 			p = put(p, call_rax, sizeof(call_rax));
 		}
 	}
-	*p++ = OP_POP_RBX;
-	*p++ = OP_RET;
-	return (size_t)(p - buf);
+	clr = p + JF_CLR_TP;
+	if (vec) {
+		p = put(p, jf_rest, sizeof(jf_rest));
+	} else {
+		p = put(p, jf_rest, JF_REST_VEC);
+		p = put(p, jf_rest + JF_REST_VEC + JF_VEC_SIZE,
+			sizeof(jf_rest) - JF_REST_VEC - JF_VEC_SIZE);
+	}
+	memcpy(clr, &tp, 4);
+	far = !rel32_ok(at + (uintptr_t)(p - buf) + 5, resume) ||
+	      !rel32_ok(at + (uintptr_t)(jne - buf) + 4, resume);
+	if (!far) {
+		*p++ = OP_JMP32;
+		put_rel32(p, buf, at, resume);
+		put_rel32(jne, buf, at, resume);
+		return (size_t)(p + 4 - buf);
+	}
+	/* resume out of reach: both ways on through one literal */
+	put_rel32(jne, buf, at, at + (uintptr_t)(p - buf));
+	*p++ = OP_JMP_IND;
+	*p++ = MODRM_JMP_RIP;
+	memset(p, 0, 4);
+	p += 4;
+	return (size_t)(put(p, &resume, 8) - buf);
 }
 
 /*

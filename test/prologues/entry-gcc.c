@@ -1,9 +1,13 @@
-// Checks the x86-64 prologue GCC 12 emits with --dyncall-prologues: 24 one-byte NOPs before the 8-byte-aligned entry, the entry NOPs, a __patchable_function_entries record (SHF_LINK_ORDER) pointing at the first pre-entry NOP; DYNCALL_NOT_PATCHABLE leaves none.
+// Checks the x86-64 prologue GCC 12 (and GCC 11, the same bytes) emits with --dyncall-prologues: 24 one-byte NOPs before the 8-byte-aligned entry, the entry NOPs, a __patchable_function_entries record (SHF_LINK_ORDER) pointing at the first pre-entry NOP; DYNCALL_NOT_PATCHABLE leaves none.
 // REQUIRES: x86_64, dyncall-runtime
 // (x86_64: the only arch with --dyncall-prologues so far; the runtime tree provides dyncall-cc's include dir)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues  -O2 -c %S/Inputs/shape.c -o %t.o
 // RUN: llvm-objdump -d %t.o | FileCheck %s
 // RUN: llvm-readelf -S -r %t.o | FileCheck %s --check-prefix=X86_64
+// GCC 11 (with its own dyncall plugin, dyncall_gcc11.so) emits the same bytes:
+// RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 -c %S/Inputs/shape.c -o %t.gcc11.o %}
+// RUN: %if gcc11-plugin %{ llvm-objdump -d %t.gcc11.o | FileCheck %s %}
+// RUN: %if gcc11-plugin %{ llvm-readelf -S -r %t.gcc11.o | FileCheck %s --check-prefix=X86_64 %}
 // CHECK-LABEL: Disassembly of section .text:
 // CHECK-EMPTY:
 // CHECK-NEXT: 0000000000000000 <{{\.text|\.Ltmp0}}>:

@@ -1,10 +1,14 @@
-// Checks hooks and redirects on patchable prologues (x86-64: GCC and Clang, with and without endbr64; aarch64 under qemu: GCC and Clang, with and without BTI, the BTI builds in a BTI-enforcing process; ppc64le under qemu: GCC with the plugin's entry NOP): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (x86-64: f9 = stc); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
+// Checks hooks and redirects on patchable prologues (x86-64: GCC 12, GCC 11 and Clang, with and without endbr64; aarch64 under qemu: GCC and Clang, with and without BTI, the BTI builds in a BTI-enforcing process; ppc64le under qemu: GCC with the plugin's entry NOP): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (x86-64: f9 = stc); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
 // REQUIRES: x86_64, dyncall-runtime
 // (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
 // RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,X86_64,MIDNOP
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
 // RUN: %t.gcc-cet | FileCheck %s --check-prefixes=CHECK,X86_64
+// RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 %s -o %t.gcc11 %}
+// RUN: %if gcc11-plugin %{ %t.gcc11 | FileCheck %s --check-prefixes=CHECK,X86_64,MIDNOP %}
+// RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc11-cet %}
+// RUN: %if gcc11-plugin %{ %t.gcc11-cet | FileCheck %s --check-prefixes=CHECK,X86_64 %}
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
 // RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,X86_64
 // RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 %s -o %t.clang-cet
