@@ -1,4 +1,4 @@
-// Checks the code of a hook-list call site (DYNCALL_HOOKS_CALL, docs/hooks.md): with Clang it is one conditional site (the list's key loaded into r10, no test or branch, one `call` of a conditional trampoline; the data variant passes a zero placeholder in rdi); with GCC (no conditional sites yet) an ordinary site behind its `if`; and dyncall_hooks_add passes the key's address and the declaration's signature word (0x10000001: one integer register) to the runtime, which does not make the key escape (the site stays fresh).
+// Checks the code of a hook-list call site (DYNCALL_HOOKS_CALL, docs/hooks.md): with Clang it is one conditional site (the list's key loaded into r10, no test or branch, one `call` of a conditional trampoline; the data variant passes a zero placeholder in rdi); with GCC likewise (a conditional site: kind 6 in the table, `call` of the trampoline, no test); and dyncall_hooks_add passes the key's address and the declaration's signature word (0x10000001: one integer register) to the runtime, which does not make the key escape (the site stays fresh).
 // REQUIRES: dyncall-pass, gcc-plugin
 // RUN: %dyncall_clang --target=x86_64-linux-gnu -O2 -c %s -o %t.o -Rpass=dynamic-call 2>&1 | FileCheck %s --check-prefix=REMARK --implicit-check-not=remark:
 // RUN: llvm-objdump -d -r --no-show-raw-insn %t.o | FileCheck %s
@@ -19,9 +19,9 @@ DYNCALL_HOOKS_DATA(ev_hooks, void, int, double);
 // CHECK-NEXT:  retq
 // GCC-LABEL: fire:
 // GCC:       movq pkt_hooks(%rip), %r10
-// GCC-NEXT:  testq %r10, %r10
-// GCC-NEXT:  je
-// GCC:       jmp __dyncall_tramp.{{[0-9a-f]+}}.0
+// GCC-NOT:   test
+// GCC:       call __dyncall_tramp.{{[0-9a-f]+}}.0
+// GCC:       .byte 1, 6
 // REMARK: [[@LINE+1]]:28: remark: call through dynamic_call key 'pkt_hooks' is now conditional site __dyncall_tramp.{{[0-9a-f]+}}.0 (fresh)
 void fire(struct pkt *p) { DYNCALL_HOOKS_CALL(pkt_hooks, p); }
 
