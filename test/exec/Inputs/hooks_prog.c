@@ -11,7 +11,7 @@
  * give each handler its own copy is caught.  The log is printed too: the
  * test compares it between the plugin build and the build without it.
  *
- * With -DSITE_SHAPES (x86-64, Clang, conditional sites): the site of the
+ * With -DSITE_SHAPES (x86-64, conditional sites: Clang, GCC): the site of the
  * plain list is the NOP with no handler, `call h` with one and `call jf`
  * (the key's value, not a handler) with several.
  */

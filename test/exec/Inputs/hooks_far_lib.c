@@ -1,0 +1,2 @@
+#include <stdio.h>
+void lib_handler(int x) { printf("lib(%d) ", x); }
