@@ -275,6 +275,7 @@ bool dc_landing_pad_ok(const struct dc_site *s, uintptr_t target) DC_HIDDEN;
 
 /* --- report.c: DYNCALL_STATS=1 --- */
 void dc_report_at_exit(void) DC_HIDDEN;
+void dc_report_retire(const struct dc_module *m) DC_HIDDEN;
 
 /* --- check.c --- */
 void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)

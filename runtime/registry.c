@@ -368,6 +368,7 @@ DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,
 	if (!m || --m->refs)
 		goto out;
 	*pp = m->next;
+	dc_report_retire(m); /* DYNCALL_STATS: before they go slow */
 	/* Original bytes everywhere: nothing will repatch these sites. */
 	for (unsigned i = 0; i < m->nsites; i++)
 		dc_site_plan_slow(&b, &m->sites[i], true);
