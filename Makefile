@@ -51,7 +51,7 @@ install: build
 
 lint: deps
 	@$(BUILD)/venv/bin/ruff check tools/dyncall-cc tools/dyncall-config scripts test/lit.cfg.py
-	@$(BUILD)/venv/bin/ruff check --config rewriter/pyproject.toml scripts/realworld scripts/heldout bench/realworld.py bench/realworld_callgrind.py
+	@$(BUILD)/venv/bin/ruff check --config rewriter/pyproject.toml scripts/realworld scripts/heldout bench/realworld.py bench/realworld_callgrind.py bench/compile_time_sqlite.py
 	@for f in scripts/*.sh scripts/realworld/*.sh scripts/heldout/*.sh .ci/run bench/*.sh; do bash -n $$f || exit 1; done
 
 clean:
