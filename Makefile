@@ -9,12 +9,16 @@
 #   make realworld  SQLite and Expat from Debian's sources, every variant with
 #                 clang-19 and gcc-12, dyncall builds checked at full size
 #                 (docs/realworld.md; the benchmark: bench/realworld.bench.sh)
+#   make heldout  held-out programs (jansson, muparser) from Debian's sources,
+#                 unmodified, whole-program mode, both compilers, -O0/-O2/-Os,
+#                 LTO, PIE, retpolines, aarch64/ppc64le under qemu; their own
+#                 test suites against the plain builds (docs/realworld.md)
 #   make install PREFIX=/opt/dyncall
 #   make clean    remove build/ except the Python venv;  make distclean: all of it
 BUILD  := build
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo check bench realworld install lint clean distclean
+.PHONY: all deps configure build demo check bench realworld heldout install lint clean distclean
 
 all: build
 
@@ -39,13 +43,16 @@ bench: build
 realworld: build
 	@scripts/realworld/verify.sh
 
+heldout: build
+	@scripts/heldout/run.sh
+
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 lint: deps
 	@$(BUILD)/venv/bin/ruff check tools/dyncall-cc tools/dyncall-config scripts test/lit.cfg.py
-	@$(BUILD)/venv/bin/ruff check --config rewriter/pyproject.toml scripts/realworld bench/realworld.py bench/realworld_callgrind.py
-	@for f in scripts/*.sh scripts/realworld/*.sh .ci/run bench/*.sh; do bash -n $$f || exit 1; done
+	@$(BUILD)/venv/bin/ruff check --config rewriter/pyproject.toml scripts/realworld scripts/heldout bench/realworld.py bench/realworld_callgrind.py bench/compile_time_sqlite.py
+	@for f in scripts/*.sh scripts/realworld/*.sh scripts/heldout/*.sh .ci/run bench/*.sh; do bash -n $$f || exit 1; done
 
 clean:
 	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name venv -exec rm -rf {} +; fi

@@ -55,6 +55,8 @@ int main(int argc, char **argv)
 	int reps = argc > 2 ? atoi(argv[2]) : 15;
 	const char *k = getenv("DYNCALL_LEARN_TARGETS");
 	unsigned sink = 0;
+	double worst_mega = 0;
+	int nmega = 0;
 
 	printf("learn cost, %s build, DYNCALL_LEARN_TARGETS=%s: %ld calls x "
 	       "%d runs, minimum ns/call\n", BUILD_NAME, k ? k : "default",
@@ -93,11 +95,23 @@ int main(int argc, char **argv)
 				best[2] = t3 - t2;
 		}
 		dyncall_get_stats(&st);
+		if (st.megamorphic) { /* this round's site is megamorphic */
+			nmega++;
+			if (best[0] / best[2] > worst_mega)
+				worst_mega = best[0] / best[2];
+		}
 		printf("  %7d  %7.2f  %5.2f  %9.2f  %16.2fx  %11llu\n", nt,
 		       best[0] * 1e9 / iters, best[1] * 1e9 / iters,
 		       best[2] * 1e9 / iters, best[0] / best[2],
 		       (unsigned long long)st.megamorphic);
 	}
+	/* issue 13: a megamorphic site costs <= 1.1x its retpoline call */
+	if (nmega)
+		printf("  megamorphic site: worst dyncall/retpoline %.2fx over "
+		       "%d rows (goal <= 1.10x: %s)\n", worst_mega, nmega,
+		       worst_mega <= 1.10 ? "met" : "NOT met");
+	else
+		printf("  megamorphic site: none in this run\n");
 	printf("  (sink %u) dyncall runtime %s: %s\n", sink & 1,
 	       dyncall_version(), dyncall_status_string());
 	return 0;

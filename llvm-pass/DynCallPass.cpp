@@ -58,6 +58,7 @@
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -186,6 +187,7 @@ private:
   void emitKeyEntry(Key &K);
   void emitKeyEntries();
   void emitRegistration();
+  void emitRetpolineThunk();
 
   Module &M;
   ModuleAnalysisManager &MAM;
@@ -1145,6 +1147,32 @@ void DynCallTransform::emitKeyEntries() {
       emitKeyEntry(E.second);
 }
 
+/// The retpoline the trampolines' slow path jumps to (-mretpoline): a
+/// naked linkonce_odr hidden function in a COMDAT (section and group named
+/// after it, as the GCC plugin's asm copy), kept by llvm.compiler.used:
+/// the trampolines refer to it from module asm only. An IR function, not
+/// module asm, so that (Thin)LTO links of several units with retpoline
+/// sites see one linkonce definition per unit, not duplicate strong ones.
+void DynCallTransform::emitRetpolineThunk() {
+  std::string Body = Tramps->retpolineThunkBody();
+  if (Body.empty() || M.getFunction(DYNCALL_RETPOLINE_THUNK))
+    return;
+  auto *VoidFT = FunctionType::get(Type::getVoidTy(Ctx), false);
+  Function *F = Function::Create(VoidFT, GlobalValue::LinkOnceODRLinkage,
+                                 DYNCALL_RETPOLINE_THUNK, M);
+  F->setVisibility(GlobalValue::HiddenVisibility);
+  F->setComdat(M.getOrInsertComdat(DYNCALL_RETPOLINE_THUNK));
+  F->setSection(".text." DYNCALL_RETPOLINE_THUNK);
+  F->setAlignment(Align(16));
+  for (auto A : {Attribute::Naked, Attribute::NoUnwind, Attribute::NoInline,
+                 Attribute::NoCfCheck})
+    F->addFnAttr(A);
+  IRBuilder<> B(BasicBlock::Create(Ctx, "", F));
+  B.CreateCall(InlineAsm::get(VoidFT, Body, "", /*hasSideEffects=*/true));
+  B.CreateUnreachable();
+  appendToCompilerUsed(M, {F});
+}
+
 /// A COMDAT constructor/destructor pair per linked module (the GCC plugin
 /// uses the same group names, so mixed objects keep one pair per DSO).
 void DynCallTransform::emitRegistration() {
@@ -1231,8 +1259,8 @@ bool DynCallTransform::runSites() {
       emitKeyEntry(E.second);
   if (WPKey && WPKey->Cell)
     emitKeyEntry(*WPKey);
-  if (Tramps)
-    Asm += Tramps->sharedThunks(NeedRetpoline);
+  if (Tramps && NeedRetpoline)
+    emitRetpolineThunk();
   if (!Asm.empty())
     M.appendModuleInlineAsm(Asm);
   // (a whole-program unit without keys or indirect calls needs no

@@ -57,23 +57,11 @@ public:
 
   bool hasCond() const override { return true; }
 
-  // A retpoline on r10 (the static chain), hidden and COMDAT: the same text
-  // as the GCC plugin's, so whichever copy the linker keeps is the same.
-  std::string sharedThunks(bool NeedRetpoline) const override {
-    if (!NeedRetpoline)
-      return "";
-    return formatv("\t.pushsection .text.{0},\"axG\",@progbits,{0},comdat\n"
-                   "{1}"
-                   "\t.globl {0}\n"
-                   "\t.hidden {0}\n"
-                   "\t.type {0}, @function\n"
-                   "{0}:\n"
-                   "{2}"
-                   "\t.size {0}, . - {0}\n"
-                   "\t.popsection\n",
-                   DYNCALL_RETPOLINE_THUNK, DYNCALL_ASM_X86_64_RETPOLINE_ALIGN,
-                   DYNCALL_ASM_X86_64_RETPOLINE_BODY)
-        .str();
+  // A retpoline on r10 (the static chain): the same instructions as the
+  // GCC plugin's, in a COMDAT of the same name, so whichever copy the
+  // linker keeps is the same.
+  std::string retpolineThunkBody() const override {
+    return DYNCALL_ASM_X86_64_RETPOLINE_BODY;
   }
 };
 

@@ -30,8 +30,12 @@ public:
   /// Module asm defining the hidden trampoline \p Name.
   virtual std::string trampoline(llvm::StringRef Name,
                                  const TrampolineStyle &Style) const = 0;
-  /// Module asm for COMDAT helpers the trampolines of this module need.
-  virtual std::string sharedThunks(bool NeedRetpoline) const { return ""; }
+  /// The instructions of the retpoline on the static chain the trampolines'
+  /// slow path uses under -mretpoline (x86-64), or "" when the arch has
+  /// none. The pass makes it a linkonce_odr COMDAT function (not module
+  /// asm: under LTO, module asm symbols of several units are strong
+  /// duplicates to the linker's symbol resolution).
+  virtual std::string retpolineThunkBody() const { return ""; }
   /// The trampoline does not preserve the caller's TOC pointer (ppc64le):
   /// declare it non-dso_local with default visibility in IR (the asm keeps
   /// it hidden), so the call is `bl tramp; nop` and the linker saves and

@@ -167,6 +167,8 @@ void dc_free(void *p, size_t size) DC_HIDDEN;
 /* --- registry.c --- */
 struct dc_key *dc_key_find(const void *id) DC_HIDDEN;
 extern struct dc_module *dc_modules DC_HIDDEN;
+/* the module __dyncall_register is writing (not yet in dc_modules) */
+extern const struct dc_module *dc_registering DC_HIDDEN;
 
 /* --- segments.c: executable segments of loaded objects --- */
 struct dl_phdr_info;
@@ -275,6 +277,7 @@ bool dc_landing_pad_ok(const struct dc_site *s, uintptr_t target) DC_HIDDEN;
 
 /* --- report.c: DYNCALL_STATS=1 --- */
 void dc_report_at_exit(void) DC_HIDDEN;
+void dc_report_retire(const struct dc_module *m) DC_HIDDEN;
 
 /* --- check.c --- */
 void dc_check_miss(struct dc_site *s, uintptr_t ret, uintptr_t loaded)

@@ -399,7 +399,10 @@ static uintptr_t alias_map(uintptr_t lo, uintptr_t hi)
 		return 0;
 	if (ftruncate(fd, (off_t)len))
 		goto fail;
-	rw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* MAP_POPULATE, both views: one call makes the pages instead of a
+	 * fault per page (the copy, then the first execution of each). */
+	rw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		  fd, 0);
 	if (rw == MAP_FAILED)
 		goto fail;
 	memcpy(rw, (const void *)lo, len); /* under the lock: nobody writes */
@@ -408,7 +411,7 @@ static uintptr_t alias_map(uintptr_t lo, uintptr_t hi)
 	 * same bytes from the new mapping).  A refusal happens before the
 	 * old mapping is touched. */
 	rx = mmap((void *)lo, len, ARCH_PROT(lo, PROT_READ | PROT_EXEC),
-		  MAP_PRIVATE | MAP_FIXED, fd, 0);
+		  MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0);
 	if (rx == MAP_FAILED) {
 		munmap(rw, len);
 		goto fail;
@@ -430,25 +433,42 @@ static void alias_drop(struct alias *a)
 }
 
 /* The pages a new alias for addr covers: the 64 KiB chunk around it when
- * it lies in one executable segment of a module or in stub regions, else
- * the page; never overlapping another alias or a span the text session
- * holds open (mprotect), whose pages must keep their mapping. */
+ * it lies in stub regions; else, when the branch's pages lie in one
+ * executable segment, those pages grown page by page inside the chunk as
+ * far as that segment goes (a chunk often holds the edge of a module's
+ * text: aliasing such text one page at a time cost a memfd, two mappings
+ * and their faults per page, ~30 per run for Expat); never overlapping
+ * another alias or a span the text session holds open (mprotect), whose
+ * pages must keep their mapping. */
 static void alias_range(uintptr_t addr, size_t len, uintptr_t *lo,
 			uintptr_t *hi)
 {
+	uintptr_t ps = page_size();
 	uintptr_t clo = addr & ~(uintptr_t)(ALIAS_CHUNK - 1);
 	uintptr_t chi = clo + ALIAS_CHUNK;
 	bool stub = true;
 
-	for (uintptr_t p = clo; p < chi && stub; p += page_size())
+	for (uintptr_t p = clo; p < chi && stub; p += ps)
 		stub = dc_is_stub(p);
-	*lo = addr & ~(page_size() - 1);
-	*hi = (addr + len + page_size() - 1) & ~(page_size() - 1);
-	if ((stub || dc_same_segment(clo, chi)) && *hi <= chi &&
-	    !alias_overlaps(clo, chi)) {
-		*lo = clo;
-		*hi = chi;
+	*lo = addr & ~(ps - 1);
+	*hi = (addr + len + ps - 1) & ~(ps - 1);
+	if (*hi > chi || alias_overlaps(*lo, *hi))
+		return; /* across the chunk, or merged with its neighbours */
+	if (stub) {
+		if (!alias_overlaps(clo, chi)) {
+			*lo = clo;
+			*hi = chi;
+		}
+		return;
 	}
+	if (!dc_same_segment(*lo, *hi))
+		return;
+	while (*lo > clo && dc_same_segment(*lo - ps, *hi) &&
+	       !alias_overlaps(*lo - ps, *lo))
+		*lo -= ps;
+	while (*hi < chi && dc_same_segment(*lo, *hi + ps) &&
+	       !alias_overlaps(*hi, *hi + ps))
+		*hi += ps;
 }
 
 static bool alias_reserve(void)

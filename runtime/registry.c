@@ -34,6 +34,7 @@
 #define KEY_BUCKETS 1024
 
 struct dc_module *dc_modules;
+const struct dc_module *dc_registering;
 static struct dc_key *key_hash[KEY_BUCKETS];
 
 static size_t key_bucket(const void *id)
@@ -324,8 +325,12 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 		 * code yet: its constructors are still running). */
 		dc_site_plan(s->resolved && dc_cfg.disabled ? &bu : &b, s);
 	}
+	/* Its text may be aliased by the 64 KiB chunk (dc_same_segment),
+	 * not page by page, while its first writes run. */
+	dc_registering = m;
 	dc_batch_run(&b);
 	dc_batch_run(&bu);
+	dc_registering = NULL;
 	m->next = dc_modules;
 	dc_modules = m;
 	DC_STAT_ADD(modules, 1);
@@ -368,6 +373,7 @@ DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,
 	if (!m || --m->refs)
 		goto out;
 	*pp = m->next;
+	dc_report_retire(m); /* DYNCALL_STATS: before they go slow */
 	/* Original bytes everywhere: nothing will repatch these sites. */
 	for (unsigned i = 0; i < m->nsites; i++)
 		dc_site_plan_slow(&b, &m->sites[i], true);

@@ -81,5 +81,8 @@ bool dc_same_segment(uintptr_t lo, uintptr_t hi)
 	for (struct dc_module *m = dc_modules; m; m = m->next)
 		if (dc_segs_contain(&m->exec, lo, hi, true))
 			return true;
+	if (dc_registering &&
+	    dc_segs_contain(&dc_registering->exec, lo, hi, true))
+		return true;
 	return dc_fentry_same_segment(lo, hi); /* modules with prologues */
 }

@@ -67,14 +67,7 @@ mkdir -p "$out"
 
 # --- the amalgamation (generated once from the unmodified tree) -----------------
 amal=$rw/sqlite3-amalgamation
-if [ ! -f "$amal/sqlite3.c" ]; then
-  say "generating the SQLite amalgamation (configure && make sqlite3.c)"
-  rm -rf "$amal"; mkdir -p "$amal/tree"
-  (cd "$amal/tree" && "$src_sqlite/configure" --disable-tcl > ../configure.log 2>&1 \
-     && make sqlite3.c > ../make.log 2>&1) \
-    || { echo "realworld: generating sqlite3.c failed; see $amal/*.log" >&2; exit 1; }
-  cp "$amal/tree/sqlite3.c" "$amal/tree/sqlite3.h" "$amal/"
-fi
+"$here/amalgamation.sh" | sed "s/^realworld: /realworld-build[$compiler\/$variant]: /"
 
 # --- the annotated copy -------------------------------------------------------------
 # dyncall=1: built through dyncall-cc; annotated=1: from the annotated copy

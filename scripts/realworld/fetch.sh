@@ -12,6 +12,9 @@
 # cannot be reached it prints one line `realworld: ... (skipped)` and exits 3
 # (the lit tests then report UNSUPPORTED); any other failure exits 1.
 #
+# Usage: fetch.sh [SOURCE-PACKAGE...] (default: sqlite3 expat tinyxml2; the
+# held-out programs of scripts/heldout/ name theirs).
+#
 # Environment: BUILD_DIR (default build), REALWORLD_SOURCES_FILE (the apt
 # .sources/.list file to take the archive from; default: the system's).
 set -uo pipefail
@@ -21,7 +24,8 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 rw=$build/realworld
 apt=$rw/apt
 src=$rw/src
-packages=(sqlite3 expat tinyxml2)
+packages=("$@")
+[ $# -gt 0 ] || packages=(sqlite3 expat tinyxml2)
 
 skip() { echo "realworld: $* (skipped)"; exit 3; }
 die() { echo "realworld: $*" >&2; exit 1; }

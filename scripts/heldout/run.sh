@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Held-out programs (issue 13): Debian source packages the project had not
+# used, built UNMODIFIED in whole-program mode with both compilers, several
+# -O levels, retpolines, PIE, LTO and for three arches, each checked with its
+# own test suite against its plain build (docs/realworld.md, "Held-out programs").
+#
+#   scripts/heldout/run.sh [PROGRAM...]      (default: jansson muparser)
+#
+# PROGRAM   jansson   C (Debian source package jansson): a JSON library; its
+#                     ctest suite (16 API test programs, ~250 json_process runs)
+#           muparser  C++ (muparser): a math parser library (shared); its
+#                     ctest suite t_ParserTest (virtual calls, pointers to
+#                     member functions, callbacks)
+#
+# Configurations (HELDOUT_CONFIGS="name ..." picks some; `run.sh --list`):
+#   ref-<cc>            -O2, no retpoline, no dyncall: the reference outputs
+#   wp-<cc>-O0/-O2/-Os  dyncall-cc <cc> --dyncall-whole-program, retpolines
+#                       (clang: -mretpoline, gcc: -mindirect-branch=thunk), -fPIE -pie
+#   wp-<cc>-O2-lto      the same with -flto=thin (clang, lld) / -flto (gcc)
+#   wp-<cc>-<arch>-O2   cross-built for aarch64 and ppc64le, -fPIE -pie, run
+#                       under qemu-user (no retpolines there: x86-only flags)
+# Every wp configuration runs the suite three times: as is, with
+# DYNCALL_CHECK=1 and with DYNCALL_LEARN=0; each test must exit 0 and print
+# exactly what it prints in ref-<cc> (cross: ref-<cc> of x86-64). Every ELF
+# file built (programs, shared libraries) must pass `dyncall-rewrite check`.
+#
+# Output: build/heldout/<config>/<program>/ (cmake tree, logs, results-*.json),
+# build/heldout/summary.txt. Last line: `heldout: N passed, N failed`.
+# Sources: scripts/realworld/fetch.sh PACKAGE (build/realworld/src/<package>).
+# Environment: BUILD_DIR (default build), HELDOUT_CONFIGS.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+export BUILD_DIR=$build
+ho=$build/heldout
+src=$build/realworld/src
+dcc=$build/bin/dyncall-cc
+rewrite=$build/bin/dyncall-rewrite
+
+# name  compiler  arch  flags  [lto]
+all_configs() {
+  cat <<'EOF'
+ref-clang   clang-19 x86_64  -O2
+ref-gcc     gcc-12   x86_64  -O2
+wp-clang-O0 clang-19 x86_64  -O0 -mretpoline
+wp-clang-O2 clang-19 x86_64  -O2 -mretpoline
+wp-clang-Os clang-19 x86_64  -Os -mretpoline
+wp-clang-O2-lto clang-19 x86_64 -O2 -mretpoline -flto=thin
+wp-gcc-O0   gcc-12   x86_64  -O0 -mindirect-branch=thunk
+wp-gcc-O2   gcc-12   x86_64  -O2 -mindirect-branch=thunk
+wp-gcc-Os   gcc-12   x86_64  -Os -mindirect-branch=thunk
+wp-gcc-O2-lto gcc-12 x86_64  -O2 -mindirect-branch=thunk -flto
+wp-clang-aarch64-O2 clang-19 aarch64 -O2
+wp-gcc-aarch64-O2   gcc-12   aarch64 -O2
+wp-clang-ppc64le-O2 clang-19 ppc64le -O2
+wp-gcc-ppc64le-O2   gcc-12   ppc64le -O2
+EOF
+}
+if [ "${1:-}" = --list ]; then all_configs; exit 0; fi
+
+programs=("$@"); [ ${#programs[@]} -gt 0 ] || programs=(jansson muparser)
+for p in "${programs[@]}"; do
+  case $p in jansson|muparser) ;; *) echo "usage: $0 [--list] [jansson|muparser]..." >&2; exit 2 ;; esac
+done
+[ -x "$dcc" ] && [ -x "$rewrite" ] || { echo "heldout: build first (make build): no $dcc or $rewrite" >&2; exit 2; }
+"$root/scripts/realworld/fetch.sh" "${programs[@]}" || exit $?
+
+mkdir -p "$ho"
+summary=$ho/summary.txt
+: > "$summary"
+npass=0 nfail=0
+note() { echo "heldout: $*" | tee -a "$summary"; }
+ok() { npass=$((npass + 1)); note "ok   $*"; }
+bad() { nfail=$((nfail + 1)); note "FAIL $*"; }
+
+triple_of() { case $1 in aarch64) echo aarch64-linux-gnu ;; ppc64le) echo powerpc64le-linux-gnu ;; esac; }
+
+# write_wrapper FILE WORDS...: a compiler wrapper script (the exact command line)
+write_wrapper() {
+  local file=$1; shift
+  printf '#!/bin/sh\n# compiler of scripts/heldout/run.sh\nexec %s"$@"\n' "$(printf '%q ' "$@")" > "$file"
+  chmod +x "$file"
+}
+
+# configure_build CONFIG PROGRAM: cmake + build into $ho/CONFIG/PROGRAM/cmake
+configure_build() {
+  local name=$1 prog=$2 compiler=$3 arch=$4; shift 4
+  local flags=("$@")
+  local o=$ho/$name/$prog
+  rm -rf "$o"; mkdir -p "$o"
+  local kind=gcc; case $compiler in clang-*) kind=clang ;; esac
+  local cc cxx cross=() front=() ld=() lto=0 f
+  for f in "${flags[@]}"; do case $f in -flto*) lto=1 ;; esac; done
+  if [ "$arch" = x86_64 ]; then
+    cc=$compiler; cxx=${compiler/clang-/clang++-}; cxx=${cxx/gcc-/g++-}
+  else
+    local t; t=$(triple_of "$arch")
+    cross=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR="$arch")
+    if [ $kind = clang ]; then
+      cc=$compiler; cxx=${compiler/clang-/clang++-}; flags+=(--target="$t")
+    else
+      cc=$t-$compiler; cxx=$t-${compiler/gcc-/g++-}
+    fi
+  fi
+  [ "${name#wp-}" != "$name" ] && front=("$dcc") flags+=(--dyncall-whole-program -fPIE) ld=(-pie)
+  [ $kind = clang ] && { [ $lto = 1 ] || [ "$arch" != x86_64 ]; } && ld+=(-fuse-ld=lld)
+  write_wrapper "$o/cc" "${front[@]}" "$cc" "${flags[@]}"
+  write_wrapper "$o/cxx" "${front[@]}" "$cxx" "${flags[@]}"
+  local tools=()
+  if [ $lto = 1 ] && [ $kind = clang ]; then
+    tools=(-DCMAKE_AR="$(command -v llvm-ar-19)" -DCMAKE_RANLIB="$(command -v llvm-ranlib-19)")
+  elif [ $lto = 1 ]; then
+    tools=(-DCMAKE_AR="$(command -v gcc-ar-12)" -DCMAKE_RANLIB="$(command -v gcc-ranlib-12)")
+  fi
+  local opts=()
+  case $prog in
+    jansson) opts=(-DJANSSON_BUILD_DOCS=OFF -DJANSSON_EXAMPLES=OFF) ;;
+    # OpenMP (its bulk mode runs the parser on several threads) where the
+    # compiler has it: GCC's libgomp; Debian's clang-19 has no libomp here.
+    muparser) opts=(-DENABLE_SAMPLES=OFF -DENABLE_OPENMP=$([ $kind = gcc ] && echo ON || echo OFF)) ;;
+  esac
+  local dir=$src/$prog
+  cmake -S "$dir" -B "$o/cmake" -G Ninja -DCMAKE_BUILD_TYPE=None \
+    -DCMAKE_C_COMPILER="$o/cc" -DCMAKE_CXX_COMPILER="$o/cxx" "${cross[@]}" "${tools[@]}" \
+    -DCMAKE_EXE_LINKER_FLAGS="${ld[*]}" -DCMAKE_SHARED_LINKER_FLAGS="${ld[*]/-pie/}" \
+    "${opts[@]}" > "$o/cmake.log" 2>&1 || { bad "$name/$prog: cmake failed (see $o/cmake.log)"; return 1; }
+  if ! cmake --build "$o/cmake" -j 2 > "$o/build.log" 2>&1; then
+    bad "$name/$prog: build failed (see $o/build.log)"; tail -20 "$o/build.log"; return 1
+  fi
+  ok "$name/$prog: built"
+}
+
+# check_elves CONFIG PROGRAM: dyncall-rewrite check on every ELF program and
+# shared library of the build, and at least one dyncall site in them.
+check_elves() {
+  local name=$1 prog=$2 o=$ho/$1/$2 f sites=0 n=0 line
+  while IFS= read -r f; do
+    head -c 4 "$f" | grep -q 'ELF' || continue
+    n=$((n + 1))
+    line=$("$rewrite" check "$f" 2>&1 | tail -n 1)
+    if [[ $line == *": no dyncall tables" ]]; then
+      continue  # no indirect call of its own (a test driver over a shared library)
+    elif [[ $line == *" 0 errors"* ]]; then
+      sites=$((sites + $(sed -n 's/.*: \([0-9][0-9]*\) sites.*/\1/p' <<< "$line")))
+    else
+      bad "$name/$prog: dyncall-rewrite check $f: $line"; return 1
+    fi
+  done < <(find "$o/cmake" -type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.o' ! -name '*.sh' ! -path '*/CMakeFiles/*')
+  if [ "$sites" -gt 0 ]; then ok "$name/$prog: dyncall-rewrite check: $n ELF files, $sites sites, 0 errors"
+  else bad "$name/$prog: no dyncall site in $n ELF files"; return 1; fi
+}
+
+# run_suite CONFIG PROGRAM ARCH LABEL ENV...: the program's own tests
+run_suite() {
+  local name=$1 prog=$2 arch=$3 label=$4; shift 4
+  local o=$ho/$name/$prog prefix=() args=() kv compiler=${name#*-}
+  compiler=${compiler%%-*}
+  if [ "$arch" != x86_64 ]; then
+    local t; t=$(triple_of "$arch")
+    # qemu-user sees writes to code only through the code's own address
+    # (docs/runtime.md): mprotect is the runtime's writer under it.
+    prefix=(--prefix "qemu-$arch -E DYNCALL_TEXT_WRITE=mprotect -L /usr/$t")
+  fi
+  for kv in "$@"; do args+=(--env "$kv"); done
+  local ref=$ho/ref-$compiler/$prog/results-plain.json
+  [ "${name#ref-}" = "$name" ] && args+=(--compare "$ref")
+  local res
+  res=$("$here/runtests.py" "$o/cmake" "$o/results-$label.json" "${prefix[@]}" "${args[@]}" 2>&1)
+  local rc=$?
+  echo "$res" > "$o/tests-$label.log"
+  if [ $rc = 0 ]; then ok "$name/$prog: tests ($label): $(tail -n 1 <<< "$res" | sed 's/^heldout: //')"
+  else bad "$name/$prog: tests ($label): $(tail -n 1 <<< "$res" | sed 's/^heldout: //')"; grep FAIL <<< "$res" | head -5; fi
+}
+
+sel=" ${HELDOUT_CONFIGS:-} "
+while read -r name compiler arch flagstr; do
+  [ -n "$name" ] || continue
+  [ "$sel" = "  " ] || [[ $sel == *" $name "* ]] || [[ $name == ref-* ]] || continue
+  if [ "$arch" != x86_64 ]; then
+    t=$(triple_of "$arch")
+    if ! command -v "qemu-$arch" >/dev/null || [ ! -d "$build/lib/$t" ]; then
+      note "skip $name: no qemu-$arch or no $arch runtime (build/lib/$t)"; continue
+    fi
+    if [ "$compiler" = gcc-12 ] && [ ! -f "$build/lib/dyncall/$t/dyncall_gcc.so" ] \
+        && [ ! -f "$build/lib/dyncall/dyncall_gcc-$t.so" ]; then
+      note "skip $name: no GCC plugin for $t"; continue
+    fi
+  fi
+  read -ra flags <<< "$flagstr"
+  for prog in "${programs[@]}"; do
+    configure_build "$name" "$prog" "$compiler" "$arch" "${flags[@]}" || continue
+    if [[ $name == ref-* ]]; then
+      run_suite "$name" "$prog" "$arch" plain
+      continue
+    fi
+    check_elves "$name" "$prog"
+    run_suite "$name" "$prog" "$arch" wp
+    run_suite "$name" "$prog" "$arch" check DYNCALL_CHECK=1
+    run_suite "$name" "$prog" "$arch" nolearn DYNCALL_LEARN=0
+  done
+done < <(all_configs)
+
+echo "heldout: $npass passed, $nfail failed" | tee -a "$summary"
+[ $nfail = 0 ]

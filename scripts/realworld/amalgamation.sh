@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The SQLite amalgamation (sqlite3.c, sqlite3.h), generated once from the
+# unmodified tree of fetch.sh with its own `configure --disable-tcl && make
+# sqlite3.c` (needs tclsh) into build/realworld/sqlite3-amalgamation/.
+# Used by build.sh and bench/compile_time_sqlite.py. Exit 3: no sources.
+# Environment: BUILD_DIR (default build).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+export BUILD_DIR=$build
+rw=$build/realworld
+amal=$rw/sqlite3-amalgamation
+[ -f "$amal/sqlite3.c" ] && exit 0
+"$here/fetch.sh" || exit $?
+echo "realworld: generating the SQLite amalgamation (configure && make sqlite3.c)"
+rm -rf "$amal"; mkdir -p "$amal/tree"
+(cd "$amal/tree" && "$rw/src/sqlite3/configure" --disable-tcl > ../configure.log 2>&1 \
+   && make sqlite3.c > ../make.log 2>&1) \
+  || { echo "realworld: generating sqlite3.c failed; see $amal/*.log" >&2; exit 1; }
+cp "$amal/tree/sqlite3.c" "$amal/tree/sqlite3.h" "$amal/"
