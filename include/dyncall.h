@@ -103,7 +103,10 @@ enum dyncall_status {
 	DYNCALL_ERR_UNSUPPORTED = -12, /* not supported on this arch yet    */
 	DYNCALL_ERR_NOFN = -13,      /* not a patchable function (no
 				      * __patchable_function_entries entry) */
-	DYNCALL_ERR_NOHOOK = -14,    /* no such handler on that function     */
+	DYNCALL_ERR_NOHOOK = -14,    /* no such handler on that function
+				      * (or hook list)                       */
+	DYNCALL_ERR_EXISTS = -15,    /* hook lists: that handler is there    */
+	DYNCALL_ERR_FULL = -16,      /* hook lists: DYNCALL_HOOKS_MAX already */
 };
 
 /* The state of a site (what its patchable branches currently do). */
@@ -340,6 +343,244 @@ struct dyncall_fn_info {
 	int status;           /* DYNCALL_OK or why it cannot be patched       */
 };
 int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
+
+/*
+ * Hook lists (docs/hooks.md): any number of void handlers called with the
+ * same arguments, in the order they were added, through one patchable
+ * site.  The list is a void key of its own; the runtime stores into it
+ * NULL (no handler: a conditional site is a NOP), the handler (one, the
+ * plain variant: a direct call) or a jump function it generated (several,
+ * or the data variant: one direct call to code that calls each handler
+ * directly with the arguments preserved).
+ *
+ *	DYNCALL_HOOKS(pkt_hooks, void, struct pkt *);       // file scope
+ *	dyncall_hooks_add(pkt_hooks, log_pkt);              // 0 -> 1
+ *	dyncall_hooks_add(pkt_hooks, count_pkt);            // 1 -> 2
+ *	DYNCALL_HOOKS_CALL(pkt_hooks, p);                   // both, in order
+ *	dyncall_hooks_remove(pkt_hooks, log_pkt);
+ *
+ *	DYNCALL_HOOKS_DATA(ev_hooks, void, int);  // handlers: void (void *, int)
+ *	dyncall_hooks_add_data(ev_hooks, on_ev, &ctx);
+ *	DYNCALL_HOOKS_DATA_CALL(ev_hooks, 42);    // on_ev(&ctx, 42)
+ *	dyncall_hooks_remove_data(ev_hooks, on_ev, &ctx);
+ *
+ * The API takes the list's name (not its address): the declaration's
+ * signature word (name##__dyncall_sig, below) goes with it.  A storage
+ * class may precede DYNCALL_HOOKS (static, extern); `ret` must be void; at
+ * most 24 argument types (none: `DYNCALL_HOOKS(name, void)`, called as
+ * `DYNCALL_HOOKS_CALL(name)`), no variadic prototype, no vector argument wider than 16 bytes (x86-64:
+ * the jump function keeps xmm, not ymm/zmm).  Status codes, never an
+ * abort: DYNCALL_ERR_EXISTS (that handler, or handler and data, is already
+ * there), DYNCALL_ERR_NOHOOK (no such handler), DYNCALL_ERR_FULL
+ * (DYNCALL_HOOKS_MAX handlers), DYNCALL_ERR_NOMEM, DYNCALL_ERR_INVAL (NULL
+ * handler, or the same list declared with another signature elsewhere),
+ * DYNCALL_ERR_UNSUPPORTED (a jump function is needed on an arch that has
+ * none yet); on any error the list is unchanged.
+ *
+ * Semantics: a call (one execution of DYNCALL_HOOKS_CALL) runs the handler
+ * set of one instant between its start and its end: a call concurrent
+ * with add/remove runs either the old set or the new one, each handler of
+ * it exactly once, in order.  Grace rule: after dyncall_hooks_remove
+ * returns, calls that started before may still run the removed handler;
+ * free what it uses only after every thread has passed a point where it
+ * was outside the list's calls (a quiescent point of the program's own:
+ * thread joined, a per-thread epoch, ...).  Jump functions are never freed
+ * or reused (one per distinct handler set, cached), so a thread inside an
+ * old one always finds its code intact.
+ */
+#define DYNCALL_HOOKS_MAX 16
+
+int dyncall_hooks_add_(void *list, unsigned sig, void *fn, void *data);
+int dyncall_hooks_remove_(void *list, unsigned sig, void *fn, void *data,
+			  int match_data);
+/* The number of handlers of the list and, up to max, the handlers and
+ * their data (fns/datas may be NULL), in call order. */
+int dyncall_hooks_get_(const void *list, void **fns, void **datas,
+		       unsigned max);
+
+#define DYNCALL_HOOKS(name, ret, ...)                                     \
+	ret (*name)(__VA_ARGS__) DYNCALL;                                  \
+	typedef char name##__dyncall_sig[DYNCALL_HOOKS_SIG_(0, __VA_ARGS__)]; \
+	DYNCALL_HOOKS_CHECK_(ret, __VA_ARGS__)
+#define DYNCALL_HOOKS_DATA(name, ret, ...)                                \
+	ret (*name)(void *, __VA_ARGS__) DYNCALL;                          \
+	typedef char name##__dyncall_sig[DYNCALL_HOOKS_SIG_(1, void *,     \
+							    __VA_ARGS__)]; \
+	DYNCALL_HOOKS_CHECK_(ret, __VA_ARGS__)
+
+/* One load of the key, a test, the call: a conditional site with the
+ * plugin (a NOP while the list is empty), else an ordinary `if`. */
+#define DYNCALL_HOOKS_CALL(name, ...)                                     \
+	do {                                                               \
+		__typeof__(name) dyncall_hooks_f_ = (name);                \
+		if (dyncall_hooks_f_)                                      \
+			dyncall_hooks_f_(__VA_ARGS__);                     \
+	} while (0)
+/* The data variant: the site passes a placeholder the jump function
+ * replaces with each handler's data. */
+#define DYNCALL_HOOKS_DATA_CALL(name, ...)                                \
+	do {                                                               \
+		__typeof__(name) dyncall_hooks_f_ = (name);                \
+		if (dyncall_hooks_f_)                                      \
+			dyncall_hooks_f_((void *)0, __VA_ARGS__);          \
+	} while (0)
+
+#define dyncall_hooks_add(name, fn)                                       \
+	dyncall_hooks_add_((void *)&(name), sizeof(name##__dyncall_sig),   \
+			   (void *)(1 ? (fn) : (name)), (void *)0)
+#define dyncall_hooks_add_data(name, fn, data)                            \
+	dyncall_hooks_add_((void *)&(name), sizeof(name##__dyncall_sig),   \
+			   (void *)(1 ? (fn) : (name)), (void *)(data))
+/* Removes every entry of fn (whatever its data). */
+#define dyncall_hooks_remove(name, fn)                                    \
+	dyncall_hooks_remove_((void *)&(name), sizeof(name##__dyncall_sig), \
+			      (void *)(1 ? (fn) : (name)), (void *)0, 0)
+/* Removes the entry of fn with that data. */
+#define dyncall_hooks_remove_data(name, fn, data)                         \
+	dyncall_hooks_remove_((void *)&(name), sizeof(name##__dyncall_sig), \
+			      (void *)(1 ? (fn) : (name)), (void *)(data), 1)
+#define dyncall_hooks_count(name)                                         \
+	dyncall_hooks_get_((const void *)&(name), (void **)0, (void **)0, 0)
+
+/*
+ * The signature word (internal): what a jump function must preserve,
+ * computed from the argument types.  Per argument, with its type class
+ * (__builtin_classify_type) and size, upper bounds of the integer and
+ * vector/FP argument registers it may take and of the stack bytes it may
+ * take; the word holds the register counts (capped at the ABI's) and the
+ * stack bytes the jump function copies: 0 when every argument surely fits
+ * in registers, else the sum of every argument's stack size (an upper
+ * bound: the copy may read past the caller's argument area, inside its
+ * frame).  Bits: 0-3 integer registers, 4-7 vector/FP registers (ppc64le:
+ * FP), 8-19 stack doublewords, 20-23 ppc64le vector registers, 24 the data
+ * variant, 28 always set.
+ */
+#define DYNCALL_HOOKS_SIG_(data, ...)                                     \
+	(1u << 28 | (unsigned)(data) << 24 |                                \
+	 DYNCALL_HK_MIN_(DYNCALL_HK_SUM_(DYNCALL_HK_G_, __VA_ARGS__),       \
+			 DYNCALL_HK_NG) |                                   \
+	 DYNCALL_HK_MIN_(DYNCALL_HK_SUM_(DYNCALL_HK_V_, __VA_ARGS__),       \
+			 DYNCALL_HK_NV) << 4 |                              \
+	 (DYNCALL_HK_SPILL_(__VA_ARGS__) ?                                  \
+		  DYNCALL_HK_SUM_(DYNCALL_HK_ST_, __VA_ARGS__) / 8 : 0u) << 8 | \
+	 DYNCALL_HK_MIN_(DYNCALL_HK_SUM_(DYNCALL_HK_V2_, __VA_ARGS__), 12) << 20)
+#define DYNCALL_HK_MIN_(a, b) ((a) < (b) ? (unsigned)(a) : (unsigned)(b))
+#define DYNCALL_HK_CLS_(T) __builtin_classify_type(*(__typeof__(T) *)0)
+#define DYNCALL_HK_SZ_(T) sizeof(__typeof__(T))
+#define DYNCALL_HK_W_(T) ((DYNCALL_HK_SZ_(T) + 7) / 8)
+/* integer, char, enum, bool, pointer, reference */
+#define DYNCALL_HK_INT_(T) (DYNCALL_HK_CLS_(T) >= 1 && DYNCALL_HK_CLS_(T) <= 6)
+#define DYNCALL_HK_REAL_(T) (DYNCALL_HK_CLS_(T) == 8)
+/* a vector type: GCC says -1, Clang 19 */
+#define DYNCALL_HK_VEC_(T) (DYNCALL_HK_CLS_(T) == -1 || DYNCALL_HK_CLS_(T) == 19)
+#define DYNCALL_HK_ALIGNPAD_(T) (__alignof__(__typeof__(T)) > 8 ? 8u : 0u)
+#if defined(__aarch64__)
+/* x0..x7, v0..v7; an aggregate: two x registers, or an HFA/HVA of up to
+ * four v registers, or (over 16 bytes, not homogeneous) a pointer in one
+ * x register. */
+#define DYNCALL_HK_NG 8
+#define DYNCALL_HK_NV 8
+#define DYNCALL_HK_G_(T) \
+	(DYNCALL_HK_INT_(T) ? DYNCALL_HK_W_(T) : \
+	 DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 0u : \
+	 DYNCALL_HK_SZ_(T) <= 16 ? DYNCALL_HK_W_(T) : 1u)
+#define DYNCALL_HK_V_(T) \
+	(DYNCALL_HK_INT_(T) ? 0u : DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 1u : 4u)
+#define DYNCALL_HK_ST_(T) \
+	((DYNCALL_HK_SZ_(T) > 8 ? DYNCALL_HK_W_(T) * 8 : 8u) + DYNCALL_HK_ALIGNPAD_(T))
+#define DYNCALL_HK_MEM_(T) 0u
+#elif defined(__powerpc64__)
+/* ELFv2: every argument takes its doublewords of the parameter save area,
+ * the first eight in r3..r10; floating point also in f1..f13, vectors in
+ * v2..v13, homogeneous aggregates in up to 8 of either.  The save area
+ * holds stack arguments only past 8 doublewords. */
+#define DYNCALL_HK_NG 8
+#define DYNCALL_HK_NV 13
+#define DYNCALL_HK_G_(T) (DYNCALL_HK_W_(T) + DYNCALL_HK_ALIGNPAD_(T) / 8)
+#define DYNCALL_HK_V_(T) \
+	(DYNCALL_HK_INT_(T) || DYNCALL_HK_VEC_(T) ? 0u : \
+	 DYNCALL_HK_REAL_(T) ? DYNCALL_HK_W_(T) : 8u)
+#define DYNCALL_HK_V2_(T) \
+	(DYNCALL_HK_VEC_(T) ? 1u : \
+	 DYNCALL_HK_INT_(T) || DYNCALL_HK_REAL_(T) ? 0u : 8u)
+#define DYNCALL_HK_ST_(T) (DYNCALL_HK_G_(T) * 8)
+#define DYNCALL_HK_MEM_(T) 0u
+#else
+/* x86-64 SysV: rdi rsi rdx rcx r8 r9, xmm0..7; an aggregate of up to 16
+ * bytes takes up to two of either, a larger one and long double go on
+ * the stack (MEMORY). */
+#define DYNCALL_HK_NG 6
+#define DYNCALL_HK_NV 8
+#define DYNCALL_HK_MEMCLS_(T) \
+	(DYNCALL_HK_SZ_(T) > 16 || (DYNCALL_HK_REAL_(T) && DYNCALL_HK_SZ_(T) > 8))
+#define DYNCALL_HK_G_(T) \
+	(DYNCALL_HK_MEMCLS_(T) || DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 0u : \
+	 DYNCALL_HK_W_(T))
+#define DYNCALL_HK_V_(T) \
+	(DYNCALL_HK_MEMCLS_(T) || DYNCALL_HK_INT_(T) ? 0u : \
+	 DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 1u : DYNCALL_HK_W_(T))
+#define DYNCALL_HK_ST_(T) (DYNCALL_HK_W_(T) * 8 + DYNCALL_HK_ALIGNPAD_(T))
+#define DYNCALL_HK_MEM_(T) (DYNCALL_HK_MEMCLS_(T) ? 1u : 0u)
+#endif
+#ifndef DYNCALL_HK_V2_
+#define DYNCALL_HK_V2_(T) 0u
+#endif
+#define DYNCALL_HK_SPILL_(...)                                            \
+	(DYNCALL_HK_SUM_(DYNCALL_HK_G_, __VA_ARGS__) > DYNCALL_HK_NG ||     \
+	 DYNCALL_HK_SUM_(DYNCALL_HK_V_, __VA_ARGS__) > DYNCALL_HK_NV ||     \
+	 DYNCALL_HK_SUM_(DYNCALL_HK_MEM_, __VA_ARGS__) > 0)
+/* A vector argument wider than 16 bytes (x86-64: ymm/zmm) or a type
+ * that is none of the above. */
+#define DYNCALL_HK_BAD_(T) (DYNCALL_HK_VEC_(T) && DYNCALL_HK_SZ_(T) > 16)
+#ifdef __cplusplus
+#define DYNCALL_HOOKS_CHECK_(ret, ...)                                    \
+	static_assert(__is_same(ret, void), "hook lists return void");     \
+	static_assert(DYNCALL_HK_SUM_(DYNCALL_HK_BAD_, __VA_ARGS__) == 0,    \
+		      "hook lists: vector argument wider than 16 bytes")
+#else
+#define DYNCALL_HOOKS_CHECK_(ret, ...)                                    \
+	_Static_assert(__builtin_types_compatible_p(ret, void),            \
+		       "hook lists return void");                          \
+	_Static_assert(DYNCALL_HK_SUM_(DYNCALL_HK_BAD_, __VA_ARGS__) == 0,   \
+		       "hook lists: vector argument wider than 16 bytes")
+#endif
+/* The sum of M(T) over the argument types (0..24). */
+#define DYNCALL_HK_SUM_(M, ...)                                           \
+	(0u __VA_OPT__(DYNCALL_HK_CAT_(DYNCALL_HK_MAP,                       \
+				       DYNCALL_HK_N_(__VA_ARGS__))(M, __VA_ARGS__)))
+#define DYNCALL_HK_CAT_(a, b) DYNCALL_HK_CAT2_(a, b)
+#define DYNCALL_HK_CAT2_(a, b) a##b
+#define DYNCALL_HK_N_(...)                                                \
+	DYNCALL_HK_N2_(__VA_ARGS__, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15,  \
+		       14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define DYNCALL_HK_N2_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,   \
+		       a13, a14, a15, a16, a17, a18, a19, a20, a21, a22,    \
+		       a23, a24, n, ...) n
+#define DYNCALL_HK_ONE_(M, T) + (unsigned)(M(T))
+#define DYNCALL_HK_MAP1(M, a) DYNCALL_HK_ONE_(M, a)
+#define DYNCALL_HK_MAP2(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP1(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP3(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP2(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP4(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP3(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP5(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP4(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP6(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP5(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP7(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP6(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP8(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP7(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP9(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP8(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP10(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP9(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP11(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP10(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP12(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP11(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP13(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP12(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP14(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP13(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP15(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP14(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP16(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP15(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP17(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP16(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP18(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP17(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP19(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP18(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP20(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP19(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP21(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP20(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP22(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP21(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP23(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP22(M, __VA_ARGS__)
+#define DYNCALL_HK_MAP24(M, a, ...) DYNCALL_HK_ONE_(M, a) DYNCALL_HK_MAP23(M, __VA_ARGS__)
 
 #ifdef __cplusplus
 }

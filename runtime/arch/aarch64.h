@@ -22,6 +22,7 @@
 #define ARCH_HAS_FENTRY 1       /* aarch64_prologue.c                  */
 #define ARCH_FENTRY_NEAR_SIZE 16 /* the entry's bl target, per 128 MiB  */
 #define ARCH_FENTRY_NEAR_SHARED 1
+#define ARCH_HAS_HOOKS 1        /* hook-list jump functions: aarch64_hooks.c */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_HAS_COND 1         /* COND sites: bl <imm26> <-> nop        */
 #define ARCH_PROT(addr, prot) aarch64_prot((addr), (prot))

@@ -69,6 +69,9 @@
 #ifndef ARCH_HAS_COND
 #define ARCH_HAS_COND 0 /* conditional (DYNCALL_KIND_COND) sites patched */
 #endif
+#ifndef ARCH_HAS_HOOKS
+#define ARCH_HAS_HOOKS 0 /* hook-list jump functions (<arch>_hooks.c) */
+#endif
 #ifndef ARCH_HAS_DISCOVERY
 #define ARCH_HAS_DISCOVERY 1 /* Clang CALL sites are discovered at run time */
 #endif
@@ -243,5 +246,30 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 #define ARCH_FENTRY_ORIG_SIZE 32
 size_t arch_fentry_emit_orig(uint8_t *buf, uintptr_t at,
 			     const struct arch_fentry *f);
+
+/*
+ * Hook lists (docs/hooks.md, hooks.c).  A jump function calls handlers
+ * h[0..n) directly, in order, each with the arguments it was called with
+ * (data variant: the first argument register replaced by d[i]), and
+ * returns to its caller; `sig` says what to preserve between the calls
+ * (from the list's declaration, dyncall.h DYNCALL_HOOKS_SIG_).  A handler
+ * out of a direct call's reach is called through a register.  An arch
+ * without <arch>_hooks.c leaves ARCH_HAS_HOOKS 0 and hooks.c refuses the
+ * lists that need a jump function (DYNCALL_ERR_UNSUPPORTED).
+ */
+struct arch_hooks_sig {
+	unsigned ngpr;  /* integer argument registers to preserve      */
+	unsigned nvec;  /* vector/FP argument registers to preserve
+			 * (ppc64le: f1..)                             */
+	unsigned nvec2; /* ppc64le: vector registers v2.. to preserve  */
+	unsigned stack; /* stack-argument bytes to copy per call (8k)  */
+	bool data;      /* first argument register <- d[i]             */
+};
+#if ARCH_HAS_HOOKS
+size_t arch_hooks_jf_size(const struct arch_hooks_sig *sig, unsigned n);
+size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
+			  const struct arch_hooks_sig *sig, const uintptr_t *h,
+			  const uintptr_t *d, unsigned n);
+#endif
 
 #endif /* DYNCALL_ARCH_H */

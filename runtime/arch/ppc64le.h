@@ -17,6 +17,7 @@
 #define ARCH_FILL_BYTE 0x00     /* 0x00000000 is an illegal instruction  */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_HAS_FENTRY 1       /* ppc64le_prologue.c                    */
+#define ARCH_HAS_HOOKS 1        /* hook-list jump functions: ppc64le_hooks.c */
 #define ARCH_FENTRY_NEAR_SIZE 40 /* the per-function stub and its slot  */
 #define ARCH_FENTRY_NEAR_SHARED 0
 #define ARCH_FENTRY_TARGET_CHECK 1 /* a redirect target keeps the TOC   */

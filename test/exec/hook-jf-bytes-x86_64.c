@@ -1,0 +1,240 @@
+// Checks the bytes of the x86-64 hook-list jump functions (runtime/arch/x86_64_hooks.c, docs/hooks.md) for each kind of signature: one int (rdi kept in rbx, the last handler tail-called), six ints and doubles (every integer argument register in a callee-saved one, xmm0..7 saved in the frame and reloaded before each later call), stack arguments (copied for every handler but the last, which gets the caller's), a large stack area (rep movsq), the data variant (movabs $data, %rdi before each call; one handler: movabs + jmp).  Each jump function is also disassembled (llvm-objdump) for a readable check.
+// REQUIRES: x86_64, dyncall-runtime
+// RUN: %clang -O1 %libdyncall_cflags %s -o %t %libdyncall_ldflags
+// RUN: %t %t.dir > %t.out
+// RUN: FileCheck %s < %t.out
+// RUN: objdump -D -b binary -m i386:x86-64 --no-show-raw-insn %t.dir/bigstack.bin %t.dir/data1.bin %t.dir/data2.bin %t.dir/one2.bin %t.dir/one3.bin %t.dir/regs.bin %t.dir/stack.bin > %t.dis
+// RUN: FileCheck %s --check-prefix=DIS < %t.dis
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <dyncall.h>
+
+struct big {
+	long v[8];
+};
+
+DYNCALL_HOOKS(one, void, int);
+DYNCALL_HOOKS(regs, void, long, long, long, long, long, long, double, double,
+	      double, double, double, double, double, double);
+DYNCALL_HOOKS(stack, void, long, long, long, long, long, long, long, long);
+DYNCALL_HOOKS(bigstack, void, int, struct big, struct big);
+DYNCALL_HOOKS_DATA(data, void, int);
+
+#define H(n, ...) __attribute__((noinline)) void n(__VA_ARGS__) { __asm__ volatile(""); }
+H(o1, int x) H(o2, int x) H(o3, int x)
+H(r1, long a, long b, long c, long d, long e, long f, double g, double h,
+  double i, double j, double k, double l, double m, double n)
+H(r2, long a, long b, long c, long d, long e, long f, double g, double h,
+  double i, double j, double k, double l, double m, double n)
+H(s1, long a, long b, long c, long d, long e, long f, long g, long h)
+H(s2, long a, long b, long c, long d, long e, long f, long g, long h)
+H(b1, int a, struct big b, struct big c) H(b2, int a, struct big b, struct big c)
+H(d1, void *p, int x) H(d2, void *p, int x)
+
+#if defined(__x86_64__)
+#define FILL "\xcc\xcc\xcc\xcc" /* int3 */
+#define STEP 1
+#else
+#define FILL "\0\0\0\0" /* udf #0 (aarch64), the zero word (ppc64le) */
+#define STEP 4
+#endif
+
+static const char *dir;
+
+/* The jump function's bytes up to the trap fill (0xcc x 4), rel32 and
+ * imm64 fields as they are: FileCheck matches them with regexes. */
+static void dump(const char *name, const void *jf)
+{
+	const unsigned char *p = jf;
+	char path[4096];
+	size_t n = 0;
+	FILE *f;
+
+	while (n < 1024 && memcmp(p + n, FILL, 4))
+		n += STEP;
+	printf("%s:", name);
+	for (size_t i = 0; i < n; i++)
+		printf(" %02x", p[i]);
+	printf("\n");
+	snprintf(path, sizeof(path), "%s/%s.bin", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static int ctx1, ctx2;
+
+	dir = argc > 1 ? argv[1] : ".";
+	mkdir(dir, 0755);
+	dyncall_hooks_add(one, o1);
+	dyncall_hooks_add(one, o2);
+	dump("one2", (void *)one);
+	dyncall_hooks_add(one, o3);
+	dump("one3", (void *)one);
+	dyncall_hooks_add(regs, r1);
+	dyncall_hooks_add(regs, r2);
+	dump("regs", (void *)regs);
+	dyncall_hooks_add(stack, s1);
+	dyncall_hooks_add(stack, s2);
+	dump("stack", (void *)stack);
+	dyncall_hooks_add(bigstack, b1);
+	dyncall_hooks_add(bigstack, b2);
+	dump("bigstack", (void *)bigstack);
+	dyncall_hooks_add_data(data, d1, &ctx1);
+	dump("data1", (void *)data);
+	dyncall_hooks_add_data(data, d2, &ctx2);
+	dump("data2", (void *)data);
+	return 0;
+}
+
+// The bytes: endbr64, push %rbx, mov %rdi,%rbx, call rel32, mov %rbx,%rdi, pop %rbx, jmp rel32.
+// CHECK: one2: f3 0f 1e fa 53 48 89 fb e8 {{.. .. .. .. }}48 89 df 5b e9 {{.. .. .. ..}}{{$}}
+// Data, one handler: endbr64, movabs $data,%rdi, jmp rel32.
+// CHECK: data1: f3 0f 1e fa 48 bf {{.. .. .. .. .. .. .. .. }}e9 {{.. .. .. ..}}{{$}}
+
+// DIS-LABEL: bigstack.bin:
+// DIS: endbr64
+// DIS-NEXT: push{{ +}}%rbx
+// DIS-NEXT: sub{{ +}}$0x90,%rsp
+// DIS-NEXT: mov{{ +}}%rdi,%rbx
+// DIS-NEXT: lea{{ +}}0xa0(%rsp),%rsi
+// DIS-NEXT: mov{{ +}}%rsp,%rdi
+// DIS-NEXT: mov{{ +}}$0x11,%ecx
+// DIS-NEXT: rep movsq %ds:(%rsi),%es:(%rdi)
+// DIS-NEXT: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: call {{.*}}
+// DIS-NEXT: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: add{{ +}}$0x90,%rsp
+// DIS-NEXT: pop{{ +}}%rbx
+// DIS-NEXT: jmp {{.*}}
+// DIS-LABEL: data1.bin:
+// DIS: endbr64
+// DIS-NEXT: movabs ${{.*}},%rdi
+// DIS-NEXT: jmp {{.*}}
+// DIS-LABEL: data2.bin:
+// DIS: endbr64
+// DIS-NEXT: push{{ +}}%rbp
+// DIS-NEXT: mov{{ +}}%rsi,%rbp
+// DIS-NEXT: movabs ${{.*}},%rdi
+// DIS-NEXT: call {{.*}}
+// DIS-NEXT: mov{{ +}}%rbp,%rsi
+// DIS-NEXT: movabs ${{.*}},%rdi
+// DIS-NEXT: pop{{ +}}%rbp
+// DIS-NEXT: jmp {{.*}}
+// DIS-LABEL: one2.bin:
+// DIS: endbr64
+// DIS-NEXT: push{{ +}}%rbx
+// DIS-NEXT: mov{{ +}}%rdi,%rbx
+// DIS-NEXT: call {{.*}}
+// DIS-NEXT: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: pop{{ +}}%rbx
+// DIS-NEXT: jmp {{.*}}
+// DIS-LABEL: one3.bin:
+// DIS: endbr64
+// DIS-NEXT: push{{ +}}%rbx
+// DIS-NEXT: mov{{ +}}%rdi,%rbx
+// DIS-NEXT: call {{.*}}
+// DIS-NEXT: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: call {{.*}}
+// DIS-NEXT: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: pop{{ +}}%rbx
+// DIS-NEXT: jmp {{.*}}
+// DIS-LABEL: regs.bin:
+// DIS: endbr64
+// DIS-NEXT: push{{ +}}%rbx
+// DIS-NEXT: push{{ +}}%rbp
+// DIS-NEXT: push{{ +}}%r12
+// DIS-NEXT: push{{ +}}%r13
+// DIS-NEXT: push{{ +}}%r14
+// DIS-NEXT: push{{ +}}%r15
+// DIS-NEXT: sub{{ +}}$0x88,%rsp
+// DIS-NEXT: movaps %xmm0,0x0(%rsp)
+// DIS-NEXT: movaps %xmm1,0x10(%rsp)
+// DIS-NEXT: movaps %xmm2,0x20(%rsp)
+// DIS-NEXT: movaps %xmm3,0x30(%rsp)
+// DIS-NEXT: movaps %xmm4,0x40(%rsp)
+// DIS-NEXT: movaps %xmm5,0x50(%rsp)
+// DIS-NEXT: movaps %xmm6,0x60(%rsp)
+// DIS-NEXT: movaps %xmm7,0x70(%rsp)
+// DIS-NEXT: mov{{ +}}%rdi,%rbx
+// DIS-NEXT: mov{{ +}}%rsi,%rbp
+// DIS-NEXT: mov{{ +}}%rdx,%r12
+// DIS-NEXT: mov{{ +}}%rcx,%r13
+// DIS-NEXT: mov{{ +}}%r8,%r14
+// DIS-NEXT: mov{{ +}}%r9,%r15
+// DIS-NEXT: call {{.*}}
+// DIS-NEXT: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: mov{{ +}}%rbp,%rsi
+// DIS-NEXT: mov{{ +}}%r12,%rdx
+// DIS-NEXT: mov{{ +}}%r13,%rcx
+// DIS-NEXT: mov{{ +}}%r14,%r8
+// DIS-NEXT: mov{{ +}}%r15,%r9
+// DIS-NEXT: movaps 0x0(%rsp),%xmm0
+// DIS-NEXT: movaps 0x10(%rsp),%xmm1
+// DIS-NEXT: movaps 0x20(%rsp),%xmm2
+// DIS-NEXT: movaps 0x30(%rsp),%xmm3
+// DIS-NEXT: movaps 0x40(%rsp),%xmm4
+// DIS-NEXT: movaps 0x50(%rsp),%xmm5
+// DIS-NEXT: movaps 0x60(%rsp),%xmm6
+// DIS-NEXT: movaps 0x70(%rsp),%xmm7
+// DIS-NEXT: add{{ +}}$0x88,%rsp
+// DIS-NEXT: pop{{ +}}%r15
+// DIS-NEXT: pop{{ +}}%r14
+// DIS-NEXT: pop{{ +}}%r13
+// DIS-NEXT: pop{{ +}}%r12
+// DIS-NEXT: pop{{ +}}%rbp
+// DIS-NEXT: pop{{ +}}%rbx
+// DIS-NEXT: jmp {{.*}}
+// DIS-LABEL: stack.bin:
+// DIS: endbr64
+// DIS-NEXT: push{{ +}}%rbx
+// DIS-NEXT: push{{ +}}%rbp
+// DIS-NEXT: push{{ +}}%r12
+// DIS-NEXT: push{{ +}}%r13
+// DIS-NEXT: push{{ +}}%r14
+// DIS-NEXT: push{{ +}}%r15
+// DIS-NEXT: sub{{ +}}$0x48,%rsp
+// DIS-NEXT: mov{{ +}}%rdi,%rbx
+// DIS-NEXT: mov{{ +}}%rsi,%rbp
+// DIS-NEXT: mov{{ +}}%rdx,%r12
+// DIS-NEXT: mov{{ +}}%rcx,%r13
+// DIS-NEXT: mov{{ +}}%r8,%r14
+// DIS-NEXT: mov{{ +}}%r9,%r15
+// DIS-NEXT: mov{{ +}}0x80(%rsp),%rax
+// DIS-NEXT: mov{{ +}}%rax,0x0(%rsp)
+// DIS-NEXT: mov{{ +}}0x88(%rsp),%rax
+// DIS-NEXT: mov{{ +}}%rax,0x8(%rsp)
+// DIS-NEXT: mov{{ +}}0x90(%rsp),%rax
+// DIS-NEXT: mov{{ +}}%rax,0x10(%rsp)
+// DIS-NEXT: mov{{ +}}0x98(%rsp),%rax
+// DIS-NEXT: mov{{ +}}%rax,0x18(%rsp)
+// DIS-NEXT: mov{{ +}}0xa0(%rsp),%rax
+// DIS-NEXT: mov{{ +}}%rax,0x20(%rsp)
+// DIS-NEXT: mov{{ +}}0xa8(%rsp),%rax
+// DIS-NEXT: mov{{ +}}%rax,0x28(%rsp)
+// DIS-NEXT: mov{{ +}}0xb0(%rsp),%rax
+// DIS-NEXT: mov{{ +}}%rax,0x30(%rsp)
+// DIS-NEXT: mov{{ +}}0xb8(%rsp),%rax
+// DIS-NEXT: mov{{ +}}%rax,0x38(%rsp)
+// DIS-NEXT: call {{.*}}
+// DIS-NEXT: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: mov{{ +}}%rbp,%rsi
+// DIS-NEXT: mov{{ +}}%r12,%rdx
+// DIS-NEXT: mov{{ +}}%r13,%rcx
+// DIS-NEXT: mov{{ +}}%r14,%r8
+// DIS-NEXT: mov{{ +}}%r15,%r9
+// DIS-NEXT: add{{ +}}$0x48,%rsp
+// DIS-NEXT: pop{{ +}}%r15
+// DIS-NEXT: pop{{ +}}%r14
+// DIS-NEXT: pop{{ +}}%r13
+// DIS-NEXT: pop{{ +}}%r12
+// DIS-NEXT: pop{{ +}}%rbp
+// DIS-NEXT: pop{{ +}}%rbx
+// DIS-NEXT: jmp {{.*}}
