@@ -11,14 +11,16 @@
  */
 #include "plugin.h"
 
-void ppc64le_trampoline(std::string &out, const char *n, bool, bool local, bool)
+void ppc64le_trampoline(std::string &out, const char *n, bool, bool local,
+			bool cond)
 {
 	asm_printf(out, "%s%s", DYNCALL_ASM_TRAMP_PUSHSECTION,
 		   DYNCALL_ASM_PPC64LE_TRAMP_ALIGN);
 	emit_symbol_header(out, n, local);
 	asm_printf(out, "\t.localentry %s, %s\n%s", n,
 		   DYNCALL_ASM_PPC64LE_TRAMP_LOCALENTRY,
-		   DYNCALL_ASM_PPC64LE_TRAMP_ENTRY);
+		   cond ? DYNCALL_ASM_PPC64LE_TRAMP_COND_ENTRY :
+			  DYNCALL_ASM_PPC64LE_TRAMP_ENTRY);
 	asm_printf(out, "\t.size %s, . - %s\n\t.popsection\n", n, n);
 }
 

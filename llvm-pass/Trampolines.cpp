@@ -91,14 +91,20 @@ public:
 class PPC64LETrampolines : public TargetTrampolines {
 public:
   std::string trampoline(StringRef Name,
-                         const TrampolineStyle &) const override {
+                         const TrampolineStyle &Style) const override {
     return trampolineText(Name, DYNCALL_ASM_PPC64LE_TRAMP_ALIGN,
                           formatv("\t.localentry {0}, {1}\n{2}", Name,
                                   DYNCALL_ASM_PPC64LE_TRAMP_LOCALENTRY,
-                                  DYNCALL_ASM_PPC64LE_TRAMP_ENTRY)
+                                  Style.Cond
+                                      ? DYNCALL_ASM_PPC64LE_TRAMP_COND_ENTRY
+                                      : DYNCALL_ASM_PPC64LE_TRAMP_ENTRY)
                               .str());
   }
   bool clobbersToc() const override { return true; }
+  // The runtime makes only labelled (GCC) sites NOPs here (no discovery
+  // on ppc64le); a Clang site stays `bl tramp` whose slow path returns on a
+  // null chain: correct, one call and return more than a NOP.
+  bool hasCond() const override { return true; }
 };
 
 } // namespace

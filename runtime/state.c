@@ -200,6 +200,27 @@ static void plan_point(struct site_dest *d, struct dc_point *pt, uintptr_t at,
 }
 
 /*
+ * A conditional site's call on an arch where it only turns between its NOP
+ * and its original call of the trampoline (ARCH_COND_CALL_VIA_TRAMP): the
+ * NOP for "direct to NULL", else the trampoline, whose own point carries
+ * the direct target or guard.  In safe mode the NOP is taken off like any
+ * direct destination and written back in step 3.
+ */
+static void plan_cond_via_tramp(struct site_dest *d, struct dc_point *pt,
+				uintptr_t tramp)
+{
+	if (d->kind != DC_DEST_DIRECT || d->v) {
+		dc_batch_add(d->b, pt, tramp, DC_DEST_SLOW);
+	} else if (!d->safe) {
+		dc_batch_add(d->b, pt, 0, DC_DEST_DIRECT);
+	} else {
+		dc_batch_add(d->b, pt, tramp, DC_DEST_SLOW);
+		if (d->record)
+			fin_push(pt, 0);
+	}
+}
+
+/*
  * Queue the writes that put site s in the state its key's value asks.
  * safe (step 1 of a store): a point whose final state is DIRECT gets the
  * guard stub for the value instead (or the slow path without a stub), and
@@ -231,7 +252,10 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 
 		if (!at)
 			break;
-		plan_point(&d, p, at, s->tramp, p->op == ARCH_OP_COND);
+		if (ARCH_COND_CALL_VIA_TRAMP && p->op == ARCH_OP_COND)
+			plan_cond_via_tramp(&d, p, s->tramp);
+		else
+			plan_point(&d, p, at, s->tramp, p->op == ARCH_OP_COND);
 	}
 }
 
@@ -421,7 +445,11 @@ int dc_site_state(const struct dc_site *s)
 {
 	const struct dc_point *p = &s->tramp_pt;
 
-	if (atomic_load(&s->calls[0].addr))
+	/* (a conditional call that only turns into its NOP: the state is the
+	 * trampoline's unless it is the NOP, ARCH_COND_CALL_VIA_TRAMP) */
+	if (atomic_load(&s->calls[0].addr) &&
+	    !(ARCH_COND_CALL_VIA_TRAMP && s->calls[0].op == ARCH_OP_COND &&
+	      s->calls[0].cur_kind != DC_DEST_DIRECT))
 		p = &s->calls[0];
 	switch (p->cur_kind) {
 	case DC_DEST_DIRECT:

@@ -114,6 +114,18 @@
 #define DYNCALL_ASM_PPC64LE_TRAMP_LOCALENTRY "1"
 #define DYNCALL_ASM_PPC64LE_TRAMP_ENTRY \
 	"\tb 1f\n1:\n\tmtctr 11\n\tmr 12, 11\n\tbctr\n"
+/* A conditional site's (DYNCALL_KIND_COND) trampoline: a null chain
+ * returns to the site's `ld r2, 24(r1)` (the linker's stub saved r2):
+ * tramp:
+ *	48000004	b slow		<- patched as above
+ * slow:
+ *	2c2b0000	cmpdi r11, 0
+ *	4d820020	beqlr
+ *	7d6903a6	mtctr r11
+ *	7d6c5b78	mr r12, r11
+ *	4e800420	bctr */
+#define DYNCALL_ASM_PPC64LE_TRAMP_COND_ENTRY \
+	"\tb 1f\n1:\n\tcmpdi 11, 0\n\tbeqlr\n\tmtctr 11\n\tmr 12, 11\n\tbctr\n"
 
 /*
  * The module constructor and destructor (GCC; the LLVM pass builds them as

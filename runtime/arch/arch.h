@@ -77,6 +77,12 @@
 #ifndef ARCH_HAS_HOOKS
 #define ARCH_HAS_HOOKS 0 /* hook-list jump functions (<arch>_hooks.c) */
 #endif
+#ifndef ARCH_COND_CALL_VIA_TRAMP
+/* 1: a conditional site's call is only ever its NOP or its original call
+ * of the trampoline (ppc64le: the linker's TOC-save stub must run); its
+ * direct and guarded states are the trampoline's. */
+#define ARCH_COND_CALL_VIA_TRAMP 0
+#endif
 #ifndef ARCH_HAS_DISCOVERY
 #define ARCH_HAS_DISCOVERY 1 /* Clang CALL sites are discovered at run time */
 #endif

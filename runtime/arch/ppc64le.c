@@ -67,6 +67,11 @@
 #define INSN_ADDIS_R2_R12 0x3c4c0000u /* addis r2, r12, <imm16>        */
 #define INSN_ADDI_R2_R2 0x38420000u /* addi r2, r2, <imm16>            */
 #define MASK_HI16 0xffff0000u
+#define INSN_STD_R2 0xf8410018u     /* std r2, 24(r1) (TOC-save stub)  */
+#define INSN_LD_R2 0xe8410018u      /* ld r2, 24(r1) (after the bl)    */
+#define INSN_B_8 0x48000008u        /* b .+8 (a cond site, unset)      */
+#define INSN_CMPDI_R11_0 0x2c2b0000u /* cmpdi r11, 0                   */
+#define INSN_BEQLR 0x4d820020u      /* beqlr                           */
 #define OPCD_PREFIX 1               /* primary opcode of a prefix word */
 
 /* Region header layout (offsets from the region base). */
@@ -76,9 +81,11 @@
 #define STUB_LIT 72      /* .quad target                          */
 
 /* Guard stub: per target li64 (5) + cmpd + bne + mtctr + bctr = 9 insns,
- * the miss path at most li64 + b = 6 insns, then the site literal. */
+ * the miss path at most li64 + b = 6 insns, then the site literal; a
+ * conditional site's stub has `cmpdi r11, 0; beqlr` before its miss. */
 #define GUARD_PER_TARGET 36
 #define GUARD_MISS 24
+#define GUARD_NULL_TEST 8
 
 /* In ppc64le.S. */
 void dc_ppc64le_miss_entry(void) DC_HIDDEN;
@@ -188,6 +195,106 @@ bool arch_branch_reaches(uintptr_t at, uintptr_t dest)
 	return l && fits24(at, l);
 }
 
+/*
+ * A conditional site (ARCH_COND_CALL_VIA_TRAMP), as the linker leaves it:
+ *   site:   bl stub            010010 <li24> 01
+ *           ld r2, 24(r1)      e8410018
+ *   stub:   std r2, 24(r1)     f8410018
+ *           b tramp
+ * Unset, its `bl` is `b .+8` (48000008): nothing is called and the `ld`
+ * is skipped, r2 is untouched.  Set, it is the linker's `bl stub` again,
+ * which is the one word the runtime cannot compute from the trampoline:
+ * each site's stub is remembered when the site is first read (under the
+ * runtime lock, which every read and plan of a site holds).
+ */
+struct cond_stub {
+	uintptr_t site, stub;
+};
+static struct cond_stub *cond_stubs; /* open addressing, by site */
+static size_t cond_cap, cond_n;
+
+static struct cond_stub *cond_slot(struct cond_stub *t, size_t cap,
+				   uintptr_t site)
+{
+	size_t i = (site >> 2) * 0x9e3779b97f4a7c15ull >> 20;
+
+	for (;; i++) {
+		struct cond_stub *c = &t[i & (cap - 1)];
+
+		if (!c->site || c->site == site)
+			return c;
+	}
+}
+
+static void cond_remember(uintptr_t site, uintptr_t stub)
+{
+	if (2 * (cond_n + 1) > cond_cap) {
+		size_t ncap = cond_cap ? 2 * cond_cap : 256;
+		struct cond_stub *nt = dc_alloc(ncap * sizeof(*nt));
+
+		if (!nt)
+			return; /* the site stays set: correct, never a NOP */
+		for (size_t i = 0; i < cond_cap; i++)
+			if (cond_stubs[i].site)
+				*cond_slot(nt, ncap, cond_stubs[i].site) =
+					cond_stubs[i];
+		if (cond_stubs)
+			dc_free(cond_stubs, cond_cap * sizeof(*nt));
+		cond_stubs = nt;
+		cond_cap = ncap;
+	}
+	struct cond_stub *c = cond_slot(cond_stubs, cond_cap, site);
+
+	if (!c->site)
+		cond_n++;
+	*c = (struct cond_stub){ site, stub };
+}
+
+static uintptr_t cond_stub_of(uintptr_t site)
+{
+	struct cond_stub *c;
+
+	if (!cond_cap)
+		return 0;
+	c = cond_slot(cond_stubs, cond_cap, site);
+	return c->site ? c->stub : 0;
+}
+
+/* The trampoline the TOC-save stub at `stub` branches to, or 0. */
+static uintptr_t stub_target(uintptr_t stub)
+{
+	uint32_t b;
+
+	if (stub & 3 || insn_at(stub) != INSN_STD_R2)
+		return 0;
+	b = insn_at(stub + 4);
+	if ((b & MASK_B) != INSN_B)
+		return 0;
+	return stub + 4 + sext(b & LI24, 26);
+}
+
+static bool cond_read(uintptr_t at, uintptr_t *dest)
+{
+	uint32_t i = insn_at(at);
+	uintptr_t stub, t;
+
+	if (at & 3 || insn_at(at + 4) != INSN_LD_R2)
+		return false;
+	if (i == INSN_B_8) {
+		*dest = 0;
+		return true;
+	}
+	if ((i & MASK_B) != INSN_BL)
+		return false;
+	stub = at + sext(i & LI24, 26);
+	t = stub_target(stub);
+	if (!t)
+		return false;
+	cond_remember(at, stub);
+	*dest = t;
+	return true;
+}
+
 /* A branch landing right after a global-entry prologue means "call the
  * function": report the function (the generic code's destination). */
 bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest)
@@ -195,6 +302,8 @@ bool arch_branch_read(uintptr_t at, enum arch_op op, uintptr_t *dest)
 	uint32_t i = insn_at(at);
 	uintptr_t d;
 
+	if (op == ARCH_OP_COND)
+		return cond_read(at, dest);
 	if ((i & MASK_B) != (op == ARCH_OP_CALL ? INSN_BL : INSN_B))
 		return false;
 	d = at + sext(i & LI24, 26);
@@ -223,12 +332,36 @@ static bool is_suffix(uintptr_t at)
  *      -- sync cores: membarrier SYNC_CORE, once per batch (generic) --
  * Refused: a word that is the suffix of a prefixed instruction
  * (DYNCALL_ERR_BYTES), a destination out of reach (DYNCALL_ERR_RANGE).
+ *
+ * A conditional site's `bl` (cond_read) turns between the linker's
+ * `bl stub` (want: its trampoline) and `b .+8` (want 0) the same way: b
+ * and bl are both in the concurrent-modification set, so one aligned word
+ * store, the flush and the batch's membarrier.  A thread runs the old or
+ * the new word; the `ld r2, 24(r1)` after it never changes.
  */
+static int cond_plan(uintptr_t at, uintptr_t want, uint32_t *insn)
+{
+	uintptr_t stub = cond_stub_of(at);
+
+	/* (no stub remembered, out of memory: no NOP either, which the site
+	 * could not come back from) */
+	if (!stub)
+		return DYNCALL_ERR_NOMEM;
+	if (!want) {
+		*insn = INSN_B_8;
+		return 0;
+	}
+	if (stub_target(stub) != want)
+		return DYNCALL_ERR_BYTES; /* never a direct call: see above */
+	*insn = enc_b(INSN_BL, at, stub);
+	return 0;
+}
+
 int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
 		     uintptr_t want, struct arch_step steps[ARCH_MAX_STEPS])
 {
 	uint32_t opc = op == ARCH_OP_CALL ? INSN_BL : INSN_B;
-	uintptr_t l = local_entry(at, want);
+	uintptr_t l;
 	uint32_t insn;
 
 	(void)cur;
@@ -236,11 +369,20 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
 		return DYNCALL_ERR_ALIGN;
 	if (is_suffix(at))
 		return DYNCALL_ERR_BYTES;
+	if (op == ARCH_OP_COND) {
+		int r = cond_plan(at, want, &insn);
+
+		if (r)
+			return r;
+		goto write;
+	}
+	l = local_entry(at, want);
 	if (l)
 		want = l;
 	if (!fits24(at, want))
 		return DYNCALL_ERR_RANGE;
 	insn = enc_b(opc, at, want);
+write:
 	if (insn == insn_at(at))
 		return 0;
 	steps[0] = (struct arch_step){ .addr = at, .len = 4, .atomic = true };
@@ -254,21 +396,30 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
  *   slow:   7d6903a6   mtctr r11
  *           7d6c5b78   mr r12, r11      (the global entry wants r12)
  *           4e800420   bctr
+ * or, for a conditional site, the null test first (beqlr returns to the
+ * site's `ld r2, 24(r1)`: the stub saved r2, nothing changed it):
+ *   slow:   2c2b0000   cmpdi r11, 0
+ *           4d820020   beqlr
+ *           7d6903a6   mtctr r11 ...
  */
-/* No conditional trampolines on this arch yet (ARCH_HAS_COND 0). */
+static bool plain_slow(uintptr_t s)
+{
+	return insn_at(s) == INSN_MTCTR_R11 && insn_at(s + 4) == INSN_MR_R12_R11 &&
+	       insn_at(s + 8) == INSN_BCTR;
+}
+
 bool arch_tramp_returns_on_null(uintptr_t slow)
 {
-	(void)slow;
-	return false;
+	return !(slow & 3) && insn_at(slow) == INSN_CMPDI_R11_0 &&
+	       insn_at(slow + 4) == INSN_BEQLR && plain_slow(slow + 8);
 }
 
 uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
 {
 	*retpoline = false;
-	if (tramp & 3 || is_suffix(tramp) || insn_at(tramp) != INSN_B_NEXT ||
-	    insn_at(tramp + 4) != INSN_MTCTR_R11 ||
-	    insn_at(tramp + 8) != INSN_MR_R12_R11 ||
-	    insn_at(tramp + 12) != INSN_BCTR)
+	if (tramp & 3 || is_suffix(tramp) || insn_at(tramp) != INSN_B_NEXT)
+		return 0;
+	if (!plain_slow(tramp + 4) && !arch_tramp_returns_on_null(tramp + 4))
 		return 0;
 	return tramp + 4;
 }
@@ -313,15 +464,15 @@ size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 	return e.n;
 }
 
-static size_t guard_lit(unsigned n)
+static size_t guard_lit(unsigned n, bool cond)
 {
-	return (n * GUARD_PER_TARGET + GUARD_MISS + 7) & ~(size_t)7;
+	return (n * GUARD_PER_TARGET + (cond ? GUARD_NULL_TEST : 0) +
+		GUARD_MISS + 7) & ~(size_t)7;
 }
 
 size_t arch_guard_size(unsigned n, bool cond)
 {
-	(void)cond; /* no conditional sites here yet */
-	return (guard_lit(n) + 8 + 15) & ~(size_t)15;
+	return (guard_lit(n, cond) + 8 + 15) & ~(size_t)15;
 }
 
 /*
@@ -338,6 +489,9 @@ size_t arch_guard_size(unsigned n, bool cond)
  *     7d8903a6   mtctr r12            T1's global entry, r12 = T1
  *     4e800420   bctr
  *  1: ...                             the same for T2..Tn
+ *     2c2b0000   cmpdi r11, 0         (conditional site only: a NULL
+ *     4d820020   beqlr                 pointer returns, as its trampoline
+ *                                      would)
  *   miss:
  *     7d6903a6   mtctr r11            ARCH_MISS_SLOW: the unpatched
  *     7d6c5b78   mr r12, r11          slow path
@@ -352,7 +506,7 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		       const struct arch_guard *g)
 {
 	struct emit e = { buf, at, 0 };
-	uintptr_t lit = at + guard_lit(g->ntargets);
+	uintptr_t lit = at + guard_lit(g->ntargets, g->cond);
 
 	for (unsigned i = 0; i < g->ntargets; i++) {
 		put_li64_r12(&e, g->targets[i]);
@@ -360,6 +514,10 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		put32(&e, INSN_BNE | 12);
 		put32(&e, INSN_MTCTR_R12);
 		put32(&e, INSN_BCTR);
+	}
+	if (g->cond) {
+		put32(&e, INSN_CMPDI_R11_0);
+		put32(&e, INSN_BEQLR);
 	}
 	if (g->miss == ARCH_MISS_ENTRY) {
 		put_li64_r12(&e, lit);
@@ -369,7 +527,7 @@ size_t arch_emit_guard(uint8_t *buf, uintptr_t at, uintptr_t region,
 		put32(&e, INSN_MR_R12_R11);
 		put32(&e, INSN_BCTR);
 	}
-	pad_to(&e, guard_lit(g->ntargets));
+	pad_to(&e, guard_lit(g->ntargets, g->cond));
 	put64(&e, g->site);
 	pad_to(&e, arch_guard_size(g->ntargets, g->cond));
 	return e.n;

@@ -27,5 +27,11 @@
 /* Clang sites are `bl <linker TOC-save stub>; ld r2,24(r1)`: the call
  * instruction is never patched (see ppc64le.c), so nothing to discover. */
 #define ARCH_HAS_DISCOVERY 0
+/* COND sites (GCC's, labelled): `bl <TOC-save stub>; ld r2,24(r1)` <->
+ * `b .+8; ld r2,24(r1)`.  The call never goes to a target directly (that
+ * would skip the stub's TOC save): set, it is the original `bl` and the
+ * trampoline's branch goes to the target (see ppc64le.c). */
+#define ARCH_HAS_COND 1
+#define ARCH_COND_CALL_VIA_TRAMP 1
 
 #endif

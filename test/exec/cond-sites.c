@@ -85,6 +85,29 @@ static int site_insn(const unsigned char *p, const char **dest)
 	*dest = (const char *)p +
 		((int64_t)((uint64_t)(w & 0x03ffffffu) << 38) >> 36);
 	return 1;
+#elif defined(__powerpc64__)
+	/* GCC's sites only: `bl <stub: std r2,24(r1); b tramp>; ld r2,24(r1)`
+	 * set (*dest: the trampoline, whose branch holds the target), `b .+8`
+	 * unset.  Clang's are never written (no discovery on ppc64le). */
+	uint32_t w, ld, std, b;
+	const unsigned char *stub;
+
+	memcpy(&w, p, 4);
+	memcpy(&ld, p + 4, 4);
+	if (ld != 0xe8410018u) /* ld r2, 24(r1) */
+		return -1;
+	if (w == 0x48000008u) /* b .+8 */
+		return 0;
+	if ((w & 0xfc000003u) != 0x48000001u) /* bl <li24> */
+		return -1;
+	stub = p + ((int64_t)((uint64_t)(w & 0x03fffffcu) << 38) >> 38);
+	memcpy(&std, stub, 4);
+	memcpy(&b, stub + 4, 4);
+	if (std != 0xf8410018u || (b & 0xfc000003u) != 0x48000000u)
+		return -1;
+	*dest = (const char *)stub + 4 +
+		((int64_t)((uint64_t)(b & 0x03fffffcu) << 38) >> 38);
+	return 1;
 #else
 #error "cond-sites.c: no conditional site shapes for this arch"
 #endif
@@ -135,6 +158,14 @@ static int check_site(const struct dyncall_site_info *si, void *arg)
 	if (insn != 1)
 		return site_fail(w, "site %02x %02x %02x %02x, want a call",
 				 p[0], p[1], p[2], p[3]);
+#if defined(__powerpc64__)
+	/* set: the call of the trampoline, which goes to the target (a fresh
+	 * key) or to something else (the escaping key's stub or slow path) */
+	if (dest != si->tramp)
+		return site_fail(w, "site calls %p, want its trampoline %p",
+				 (const void *)dest, si->tramp);
+	dest = si->state == DYNCALL_STATE_DIRECT ? si->target : NULL;
+#endif
 	if (!w->any_call && dest != w->target)
 		return site_fail(w, "site calls %p, want %p", (const void *)dest,
 				 w->target);

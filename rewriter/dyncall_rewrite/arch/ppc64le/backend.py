@@ -42,11 +42,14 @@ import capstone
 from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
 from dyncall_rewrite.arch.fixed32.backend import WORD, FixedWidthBackend, sext
 from dyncall_rewrite.arch.ppc64le.enc import (
+    COND_TRAMP_SIZE,
     INSN_ADDI_R2_R2,
     INSN_ADDIS_R2_R12,
     INSN_B,
     INSN_BCTR,
+    INSN_BEQLR,
     INSN_BL,
+    INSN_CMPDI_R11_0,
     INSN_LD_R2,
     INSN_MR_R12_R11,
     INSN_MTCTR_R11,
@@ -73,6 +76,7 @@ def fits24(at: int, dest: int) -> bool:
 
 class PPC64LE(FixedWidthBackend):
     name = "ppc64le"
+    has_cond = True
     patches_sites = False
     far_target_is_error = False
     op_names = {"call": "bl <TOC-save stub>; ld r2, 24(r1)", "jmp": "b"}  # noqa: RUF012
@@ -124,6 +128,23 @@ class PPC64LE(FixedWidthBackend):
         return stub + WORD + sext(w[1] & LI24, 26)
 
     # -- trampolines ----------------------------------------------------
+    def _read_cond_trampoline(self, t: Trampoline) -> Trampoline:
+        """A conditional trampoline's slow path: after `cmpdi r11, 0;
+        beqlr`, the plain slow path."""
+        t.cond, t.size = True, COND_TRAMP_SIZE
+        w = self.words(t.addr + 3 * WORD, 3)
+        if w is not None and w == (INSN_MTCTR_R11, INSN_MR_R12_R11, INSN_BCTR):
+            t.slow = "plain"
+        else:
+            t.problems.append(
+                (
+                    "DC013",
+                    "conditional slow path is not `cmpdi r11, 0; beqlr; mtctr r11; mr r12, r11; bctr`"
+                    " (2c2b0000 4d820020 7d6903a6 7d6c5b78 4e800420)",
+                )
+            )
+        return t
+
     def _read_target(self, at: int, w: int) -> int:
         """Where the b at ``at`` goes, T for T+8 after a TOC prologue (as
         runtime/arch/ppc64le.c arch_branch_read reports it)."""
@@ -160,6 +181,8 @@ class PPC64LE(FixedWidthBackend):
                     f" (TOC rule: a direct branch goes to the local entry 0x{raw + LOCAL_ENTRY:x})",
                 )
             )
+        if w[1:3] == (INSN_CMPDI_R11_0, INSN_BEQLR):
+            return self._read_cond_trampoline(t)
         if w[1:] == (INSN_MTCTR_R11, INSN_MR_R12_R11, INSN_BCTR):
             t.slow = "plain"
         else:

@@ -15,6 +15,8 @@ INSN_BCTR = 0x4E800420  # bctr
 INSN_NOP = 0x60000000  # nop (ori r0, r0, 0)
 INSN_STD_R2 = 0xF8410018  # std r2, 24(r1)   (TOC save, linker stub)
 INSN_LD_R2 = 0xE8410018  # ld r2, 24(r1)    (TOC restore, after the bl)
+INSN_CMPDI_R11_0 = 0x2C2B0000  # cmpdi r11, 0 (a conditional trampoline's null test)
+INSN_BEQLR = 0x4D820020  # beqlr
 INSN_ADDIS_R2_R12 = 0x3C4C0000  # addis r2, r12, <imm16>
 INSN_ADDI_R2_R2 = 0x38420000  # addi r2, r2, <imm16>
 MASK_HI16 = 0xFFFF0000
@@ -22,6 +24,7 @@ OPCD_BC = 16  # bc (conditional, bd14)
 OPCD_PREFIX = 1  # primary opcode of a prefix word
 SLOW = b"".join(w.to_bytes(4, "little") for w in (INSN_MTCTR_R11, INSN_MR_R12_R11, INSN_BCTR))
 TRAMP_SIZE = 16
+COND_TRAMP_SIZE = 24  # b slow; cmpdi r11, 0; beqlr; mtctr r11; mr r12, r11; bctr
 REACH = 1 << 25  # b: +-32 MiB
 LOCAL_ENTRY = 8  # past `addis r2,r12; addi r2,r2`
 
