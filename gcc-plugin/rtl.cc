@@ -14,7 +14,12 @@ static std::map<std::string, bool> labelled_tramps;
  * trampoline.  abi.md wants one trampoline per site entry, so every copy
  * after the first gets its own: a file-local copy of the trampoline, emitted
  * with the function, and the call insn retargeted to it.  Returns the name
- * the call now uses.
+ * the call now uses.  In the LTO back end every copy gets its own: copies
+ * of one site can land in several partitions, each its own assembler file
+ * whose "first" copy would keep the original trampoline, so two entries
+ * shared it (DC031; dyncall-cc's check failed the link: found with
+ * GCC -flto on the held-out program jansson).  The original trampoline
+ * then stays, unreferenced, with no entry.
  */
 static std::string clone_trampoline(rtx_insn *insn, tree tramp, unsigned flags,
 				    bool cond, std::string &out)
@@ -24,7 +29,7 @@ static std::string clone_trampoline(rtx_insn *insn, tree tramp, unsigned flags,
 	rtx sym = XEXP(mem, 0);
 	std::string name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(tramp));
 
-	if (labelled_tramps.emplace(name, true).second)
+	if (labelled_tramps.emplace(name, true).second && !in_lto_p)
 		return name;
 	name += "." + std::to_string(label_counter++);
 	arch.trampoline(out, name.c_str(), flags & DYNCALL_SITE_RETPOLINE, true,

@@ -27,14 +27,15 @@
 # Output: build/heldout/<config>/<program>/ (cmake tree, logs, results-*.json),
 # build/heldout/summary.txt. Last line: `heldout: N passed, N failed`.
 # Sources: scripts/realworld/fetch.sh PACKAGE (build/realworld/src/<package>).
-# Environment: BUILD_DIR (default build), HELDOUT_CONFIGS.
+# Environment: BUILD_DIR (default build), HELDOUT_CONFIGS, HELDOUT_DIR (the
+# output directory, default build/heldout: two runs at once need two).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
 case $build in /*) ;; *) build=$root/$build ;; esac
 export BUILD_DIR=$build
-ho=$build/heldout
+ho=${HELDOUT_DIR:-$build/heldout}
 src=$build/realworld/src
 dcc=$build/bin/dyncall-cc
 rewrite=$build/bin/dyncall-rewrite
