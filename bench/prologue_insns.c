@@ -8,6 +8,7 @@
  *     plain     f built without a patchable prologue
  *     nops      f with its prologue, nothing patched (0/0)
  *     hook      one handler on f (1/0)
+ *     hooknovec one handler on f, hooked with DYNCALL_FN_NO_VEC
  *     hook100   one handler on f and one on each of 100 other functions (1/100)
  *     hook2     two handlers on f (2/0)
  *     hook10    ten handlers on f (10/0)
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
 		fp = g;
 	else if (!strcmp(mode, "hook"))
 		k = 1;
+	else if (!strcmp(mode, "hooknovec"))
+		err |= dyncall_fn_hook_flags(f, hs[0], NULL, DYNCALL_FN_NO_VEC);
 	else if (!strcmp(mode, "hook2"))
 		k = 2;
 	else if (!strcmp(mode, "hook10"))

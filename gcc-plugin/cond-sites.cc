@@ -196,6 +196,17 @@ static const char *check_block(gcall *call, cond_match &m, gimple *callee_read)
 		return "the call may throw to a handler in this function";
 	if (gimple_call_must_tail_p(call))
 		return "the call is musttail";
+	/* An aggregate passed by value stays a memory reference in the call
+	 * (`k(*p)`): the call reads it, and once the test is gone it reads
+	 * it while the key is null too, so it must not be able to fault. */
+	for (unsigned i = 0; i < gimple_call_num_args(call); i++) {
+		tree arg = gimple_call_arg(call, i);
+		if (!is_gimple_val(arg) &&
+		    (tree_could_trap_p(arg) || TREE_THIS_VOLATILE(arg)))
+			return "the call copies an argument from memory that "
+			       "may not be readable when the pointer is null "
+			       "(a by-value aggregate)";
+	}
 	for (gimple_stmt_iterator gsi = gsi_start_bb(c);
 	     !gsi_end_p(gsi) && gsi_stmt(gsi) != call; gsi_next(&gsi)) {
 		gimple *s = gsi_stmt(gsi);

@@ -317,9 +317,10 @@ int dyncall_fn_hook(void *fn, dyncall_fn_handler handler, void *data);
  * no argument in them (no float, double or vector parameter, not
  * variadic) or because the handler, and all it calls, leaves them alone
  * (e.g. compiled with -mgeneral-regs-only); regs->vec is then not filled
- * in and writing it has no effect.  x86-64 leaves the xmm0-7 saves out of
- * the jump function when every handler of fn has the flag; aarch64 and
- * ppc64le save them anyway.  Another flag: DYNCALL_ERR_INVAL. */
+ * in and writing it has no effect.  When every handler of fn has the
+ * flag, x86-64 leaves the xmm0-7 saves out of the jump function and
+ * aarch64 the q0-q7 saves out of the trampoline; ppc64le saves its
+ * vector registers anyway.  Another flag: DYNCALL_ERR_INVAL. */
 #define DYNCALL_FN_NO_VEC 1u
 int dyncall_fn_hook_flags(void *fn, dyncall_fn_handler handler, void *data,
 			  unsigned flags);

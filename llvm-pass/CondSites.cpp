@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CondSites.h"
+#include "llvm/Analysis/Loads.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/Constants.h"
@@ -80,6 +81,29 @@ bool testsAnotherLoad(const CallBase &Call, const LoadInst &Load) {
   return false;
 }
 
+// A by-value aggregate (byval, inalloca, preallocated) is copied from
+// memory by the call itself, not by an instruction before it: folding the
+// test makes that copy unconditional, so it is allowed only when the
+// memory is known to be readable (`if (k) k(*p)` with p NULL must not
+// fault while k is NULL).
+bool argumentsSafeWhenNull(const CallBase &Call) {
+  const DataLayout &DL = Call.getDataLayout();
+  for (unsigned I = 0, E = Call.arg_size(); I != E; ++I) {
+    Type *Copied = Call.getParamByValType(I);
+    if (!Copied)
+      Copied = Call.getParamInAllocaType(I);
+    if (!Copied)
+      Copied = Call.getParamPreallocatedType(I);
+    if (!Copied)
+      continue;
+    if (!isDereferenceableAndAlignedPointer(
+            Call.getArgOperand(I), Copied,
+            Call.getParamAlign(I).valueOrOne(), DL, &Call))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 CondMatch matchCondSite(CallBase &Call, LoadInst &Load) {
@@ -114,6 +138,9 @@ CondMatch matchCondSite(CallBase &Call, LoadInst &Load) {
     return Fail("the call is an invoke (it may unwind to a handler)");
   if (cast<CallInst>(Call).isMustTailCall())
     return Fail("the call is musttail");
+  if (!argumentsSafeWhenNull(Call))
+    return Fail("the call copies an argument from memory that may not be "
+                "readable when the pointer is null (a by-value aggregate)");
   for (Instruction &I : *CallBB) {
     if (&I == &Call)
       break;

@@ -15,6 +15,8 @@
  * caller's return address again by then.
  *
  * Uses x9-x11, x16, x17 (temporaries at a call boundary).
+ * dc_fentry_tramp_novec is the same without the q0-q7 saves, for jump
+ * functions whose handlers were all hooked with DYNCALL_FN_NO_VEC.
  */
 #define REGS 16         /* struct dyncall_regs, above the frame record */
 #define R_X8 64         /*   x8, then ret                              */
@@ -24,12 +26,14 @@
 #define D_CALLS 0
 #define D_RESUME 8
 
-	.text
-	.globl	dc_fentry_tramp
-	.hidden	dc_fentry_tramp
-	.type	dc_fentry_tramp, %function
+/* The trampoline; vec 0: without the q0-q7 saves (every handler hooked
+ * with DYNCALL_FN_NO_VEC). */
+	.macro	FENTRY_TRAMP name, vec
+	.globl	\name
+	.hidden	\name
+	.type	\name, %function
 	.p2align 4
-dc_fentry_tramp:
+\name:
 	.cfi_startproc
 	bti	c
 	stp	x29, x30, [sp, #-FRAME]!
@@ -42,10 +46,12 @@ dc_fentry_tramp:
 	stp	x4, x5, [sp, #REGS+32]
 	stp	x6, x7, [sp, #REGS+48]
 	stp	x8, x30, [sp, #REGS+R_X8]
+	.if \vec
 	stp	q0, q1, [sp, #REGS+R_VEC]
 	stp	q2, q3, [sp, #REGS+R_VEC+32]
 	stp	q4, q5, [sp, #REGS+R_VEC+64]
 	stp	q6, q7, [sp, #REGS+R_VEC+96]
+	.endif
 	str	x17, [sp, #F_DESC]
 	/* the guard: initial-exec TLS */
 	mrs	x9, tpidr_el0
@@ -53,7 +59,7 @@ dc_fentry_tramp:
 	ldr	x10, [x10, #:gottprel_lo12:dc_fentry_busy]
 	add	x10, x9, x10
 	ldr	w11, [x10]
-	cbnz	w11, 1f
+	cbnz	w11, \@f
 	mov	w11, #1
 	str	w11, [x10]
 	add	x0, sp, #REGS
@@ -63,15 +69,17 @@ dc_fentry_tramp:
 	adrp	x10, :gottprel:dc_fentry_busy
 	ldr	x10, [x10, #:gottprel_lo12:dc_fentry_busy]
 	str	wzr, [x9, x10]
-1:	ldp	x0, x1, [sp, #REGS+0]
+\@:	ldp	x0, x1, [sp, #REGS+0]
 	ldp	x2, x3, [sp, #REGS+16]
 	ldp	x4, x5, [sp, #REGS+32]
 	ldp	x6, x7, [sp, #REGS+48]
 	ldr	x8, [sp, #REGS+R_X8]
+	.if \vec
 	ldp	q0, q1, [sp, #REGS+R_VEC]
 	ldp	q2, q3, [sp, #REGS+R_VEC+32]
 	ldp	q4, q5, [sp, #REGS+R_VEC+64]
 	ldp	q6, q7, [sp, #REGS+R_VEC+96]
+	.endif
 	ldr	x17, [sp, #F_DESC]
 	ldr	x16, [x17, #D_RESUME]
 	ldp	x29, x30, [sp], #FRAME
@@ -80,7 +88,12 @@ dc_fentry_tramp:
 	.cfi_restore x30
 	ret	x16
 	.cfi_endproc
-	.size	dc_fentry_tramp, .-dc_fentry_tramp
+	.size	\name, .-\name
+	.endm
+
+	.text
+	FENTRY_TRAMP dc_fentry_tramp, 1
+	FENTRY_TRAMP dc_fentry_tramp_novec, 0
 
 	.section .note.GNU-stack,"",%progbits
 

@@ -97,6 +97,7 @@
 #define BL_REACH (128L << 20)
 
 extern const char dc_fentry_tramp[] DC_HIDDEN; /* aarch64_prologue.S */
+extern const char dc_fentry_tramp_novec[] DC_HIDDEN; /* without q0-q7 */
 
 static uint32_t word(uintptr_t a)
 {
@@ -248,7 +249,8 @@ static void put64_at(struct emit *e, size_t off, uint64_t v)
  * the registers of the function's entry):
  *
  *   jf:     bti c
- *           ldr x16, lit                  dc_fentry_tramp
+ *           ldr x16, lit                  dc_fentry_tramp (_novec: no
+ *                                         q0-q7 saves, DYNCALL_FN_NO_VEC)
  *           adr x17, desc
  *           br x16
  *   lit:    .quad dc_fentry_tramp
@@ -286,8 +288,6 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	size_t code_end, lits;
 	unsigned ncode = 0;
 
-	(void)vec; /* the common trampoline saves q0-q7 in any case */
-
 	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
 	/* where the literals start: after the longest code, 8-aligned */
 	for (unsigned i = 0; i < n; i++)
@@ -305,7 +305,9 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	put32(&e, enc_ldr_lit(REG_X16, pc(&e), at + JF_LIT));
 	put32(&e, enc_adr(REG_X17, pc(&e), at + JF_DESC));
 	put32(&e, INSN_BR_X16);
-	put64_at(&e, JF_LIT, (uint64_t)(uintptr_t)dc_fentry_tramp);
+	put64_at(&e, JF_LIT,
+		 (uint64_t)(uintptr_t)(vec ? dc_fentry_tramp :
+					     dc_fentry_tramp_novec));
 	put64_at(&e, JF_DESC, at + JF_CALLS);
 	put64_at(&e, JF_DESC + 8, resume);
 	put64_at(&e, JF_DESC + D_FN, fn);

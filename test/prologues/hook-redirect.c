@@ -179,6 +179,22 @@ int main(void)
 		       e[1], v, count);
 		dyncall_fn_restore(parse);
 	}
+	/* DYNCALL_FN_NO_VEC (parse takes no vector argument): x86-64 and
+	 * aarch64 leave the vector register saves out, ppc64le ignores the
+	 * flag; handlers still see and change the arguments, and the guard
+	 * still holds (second calls parse) */
+	// CHECK-NEXT: no vec: -1 0 0 -> 57 order 1 2 100 count 1 saw 5 6
+	dyncall_fn_restore(parse);
+	count = 0;
+	norder = 0;
+	s = dyncall_fn_hook_flags(parse, spy, &count, 4);
+	int s2 = dyncall_fn_hook_flags(parse, spy, &count, DYNCALL_FN_NO_VEC);
+	int s3 = dyncall_fn_hook_flags(parse, second, NULL, DYNCALL_FN_NO_VEC);
+	v = p(5, 6);
+	printf("no vec: %d %d %d -> %ld order %ld %ld %ld count %ld saw %ld %ld\n",
+	       s, s2, s3, v, order[0], order[1], order[2], count, seen_a,
+	       seen_b);
+	dyncall_fn_restore(parse);
 	// CHECK-NEXT: status: ok
 	printf("status: %s\n", dyncall_status_string());
 	return 0;

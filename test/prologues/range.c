@@ -1,8 +1,12 @@
 // Checks DYNCALL_ERR_RANGE on aarch64 and ppc64le (under qemu): when no memory can be mapped within the entry branch's reach (aarch64 bl: +-128 MiB; ppc64le b: +-32 MiB; an mmap interposer refuses every executable mapping at a hint), hooking and redirecting a function return DYNCALL_ERR_RANGE, it keeps running its original code, unpatched; the same program without the interposer hooks it.
 // REQUIRES: x86_64, dyncall-runtime
-// (x86-64 has no such limit: Q's far form jumps through the slot; there the test only checks the control runs)
+// (x86-64 has no such limit: with the interposer the jump functions land more than 2 GiB from the function, Q takes its far form through A and the slot, and the jump function reaches the body through its literal: the hook still works)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.x86
-// RUN: %t.x86 | FileCheck %s --check-prefixes=CHECK,OK
+// RUN: %cc -O2 -fPIC -shared %S/Inputs/no-near-code.c -o %t.x86-far.so
+// RUN: %t.x86 | FileCheck %s --check-prefixes=CHECK,OK,QNEAR
+// RUN: env LD_PRELOAD=%t.x86-far.so %t.x86 | FileCheck %s --check-prefixes=CHECK,OK,QFAR
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.x86-clang
+// RUN: env LD_PRELOAD=%t.x86-far.so %t.x86-clang | FileCheck %s --check-prefixes=CHECK,OK,QFAR
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 %s -o %t.a64 %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %clang --target=aarch64-linux-gnu -O2 -fPIC -shared %S/Inputs/no-near-code.c -o %t.a64-far.so %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64 | FileCheck %s --check-prefixes=CHECK,OK %}
@@ -58,5 +62,16 @@ int main(void)
 	v = fg(2);
 	dyncall_fn_info(good, &info);
 	printf("restored: %d -> %ld patched %d\n", s, v, info.patched);
+#if defined(__x86_64__)
+	/* Q (func - 8: 90 90 90, then its jump) is never cleared: it still
+	 * leads where the last hook led */
+	const volatile unsigned char *q =
+		(const volatile unsigned char *)good - 8;
+	// QNEAR-NEXT: Q: jmp rel32
+	// QFAR-NEXT:  Q: jmp A
+	printf("Q: %s\n", q[3] == 0xe9 ? "jmp rel32" :
+			   q[3] == 0xeb ? "jmp A" :
+					  "?");
+#endif
 	return 0;
 }
