@@ -380,8 +380,13 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  * signature word (name##__dyncall_sig, below) goes with it.  A storage
  * class may precede DYNCALL_HOOKS (static, extern); `ret` must be void; at
  * most 24 argument types (none: `DYNCALL_HOOKS(name, void)`, called as
- * `DYNCALL_HOOKS_CALL(name)`), no variadic prototype, no vector argument wider than 16 bytes (x86-64:
- * the jump function keeps xmm, not ymm/zmm).  Status codes, never an
+ * `DYNCALL_HOOKS_CALL(name)`, a `(void)` prototype), no variadic
+ * prototype.  Refused at compile time (docs/hooks.md, "The signature
+ * word"): a vector argument wider than 16 bytes (x86-64: the jump function
+ * keeps xmm, not ymm/zmm), on aarch64 a struct or union over 16 bytes
+ * (passed by reference: the handlers would share it), in C++ a class that
+ * is not trivially copyable (the same), over 32 KiB of stack arguments.
+ * Status codes, never an
  * abort: DYNCALL_ERR_EXISTS (that handler, or handler and data, is already
  * there), DYNCALL_ERR_NOHOOK (no such handler), DYNCALL_ERR_FULL
  * (DYNCALL_HOOKS_MAX handlers), DYNCALL_ERR_NOMEM, DYNCALL_ERR_INVAL (NULL
@@ -411,14 +416,15 @@ int dyncall_hooks_get_(const void *list, void **fns, void **datas,
 		       unsigned max);
 
 #define DYNCALL_HOOKS(name, ret, ...)                                     \
-	ret (*name)(__VA_ARGS__) DYNCALL;                                  \
+	ret (*name)(__VA_ARGS__ DYNCALL_HK_CAT_(DYNCALL_HK_VOID,           \
+						__VA_OPT__(_))) DYNCALL;    \
 	typedef char name##__dyncall_sig[DYNCALL_HOOKS_SIG_(0, __VA_ARGS__)]; \
 	DYNCALL_HOOKS_CHECK_(ret, __VA_ARGS__)
 #define DYNCALL_HOOKS_DATA(name, ret, ...)                                \
 	ret (*name)(void *, __VA_ARGS__) DYNCALL;                          \
 	typedef char name##__dyncall_sig[DYNCALL_HOOKS_SIG_(1, void *,     \
 							    __VA_ARGS__)]; \
-	DYNCALL_HOOKS_CHECK_(ret, __VA_ARGS__)
+	DYNCALL_HOOKS_CHECK_(ret, void *, __VA_ARGS__)
 
 /* One load of the key, a test, the call: a conditional site with the
  * plugin (a NOP while the list is empty), else an ordinary `if`. */
@@ -486,26 +492,35 @@ int dyncall_hooks_get_(const void *list, void **fns, void **datas,
 /* a vector type: GCC says -1, Clang 19 */
 #define DYNCALL_HK_VEC_(T) (DYNCALL_HK_CLS_(T) == -1 || DYNCALL_HK_CLS_(T) == 19)
 #define DYNCALL_HK_ALIGNPAD_(T) (__alignof__(__typeof__(T)) > 8 ? 8u : 0u)
+/* anything else: a struct, union, complex, _BitInt, ... */
+#define DYNCALL_HK_AGG_(T) \
+	(!DYNCALL_HK_INT_(T) && !DYNCALL_HK_REAL_(T) && !DYNCALL_HK_VEC_(T))
+#define DYNCALL_HK_REC_(T) (DYNCALL_HK_CLS_(T) == 12 || DYNCALL_HK_CLS_(T) == 13)
 #if defined(__aarch64__)
-/* x0..x7, v0..v7; an aggregate: two x registers, or an HFA/HVA of up to
- * four v registers, or (over 16 bytes, not homogeneous) a pointer in one
- * x register. */
+/* x0..x7, v0..v7; a 16-byte-aligned argument (__int128, an aggregate
+ * aligned to 16) starts on an even x register: one more; an aggregate:
+ * up to two x registers, or an HFA/HVA of up to four v registers.  A
+ * struct or union over 16 bytes that is not homogeneous is passed by
+ * reference to the caller's copy, which the callee may write: refused
+ * (DYNCALL_HK_BAD_), as no HFA test exists at compile time. */
 #define DYNCALL_HK_NG 8
 #define DYNCALL_HK_NV 8
 #define DYNCALL_HK_G_(T) \
-	(DYNCALL_HK_INT_(T) ? DYNCALL_HK_W_(T) : \
-	 DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 0u : \
-	 DYNCALL_HK_SZ_(T) <= 16 ? DYNCALL_HK_W_(T) : 1u)
+	(DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 0u : \
+	 DYNCALL_HK_INT_(T) || DYNCALL_HK_SZ_(T) <= 16 ? \
+		 DYNCALL_HK_W_(T) + DYNCALL_HK_ALIGNPAD_(T) / 8 : 1u)
 #define DYNCALL_HK_V_(T) \
 	(DYNCALL_HK_INT_(T) ? 0u : DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 1u : 4u)
 #define DYNCALL_HK_ST_(T) \
 	((DYNCALL_HK_SZ_(T) > 8 ? DYNCALL_HK_W_(T) * 8 : 8u) + DYNCALL_HK_ALIGNPAD_(T))
 #define DYNCALL_HK_MEM_(T) 0u
+#define DYNCALL_HK_BYREF_(T) (DYNCALL_HK_REC_(T) && DYNCALL_HK_SZ_(T) > 16)
 #elif defined(__powerpc64__)
 /* ELFv2: every argument takes its doublewords of the parameter save area,
- * the first eight in r3..r10; floating point also in f1..f13, vectors in
- * v2..v13, homogeneous aggregates in up to 8 of either.  The save area
- * holds stack arguments only past 8 doublewords. */
+ * the first eight in r3..r10; floating point also in f1..f13 (a 16-byte
+ * one: __float128 in v2..v13, IBM long double in two f registers: both
+ * counted), vectors in v2..v13, homogeneous aggregates in up to 8 of
+ * either.  The save area holds stack arguments only past 8 doublewords. */
 #define DYNCALL_HK_NG 8
 #define DYNCALL_HK_NV 13
 #define DYNCALL_HK_G_(T) (DYNCALL_HK_W_(T) + DYNCALL_HK_ALIGNPAD_(T) / 8)
@@ -513,26 +528,31 @@ int dyncall_hooks_get_(const void *list, void **fns, void **datas,
 	(DYNCALL_HK_INT_(T) || DYNCALL_HK_VEC_(T) ? 0u : \
 	 DYNCALL_HK_REAL_(T) ? DYNCALL_HK_W_(T) : 8u)
 #define DYNCALL_HK_V2_(T) \
-	(DYNCALL_HK_VEC_(T) ? 1u : \
-	 DYNCALL_HK_INT_(T) || DYNCALL_HK_REAL_(T) ? 0u : 8u)
+	(DYNCALL_HK_VEC_(T) ? 1u : DYNCALL_HK_INT_(T) ? 0u : \
+	 DYNCALL_HK_REAL_(T) ? (DYNCALL_HK_SZ_(T) > 8 ? 1u : 0u) : 8u)
 #define DYNCALL_HK_ST_(T) (DYNCALL_HK_G_(T) * 8)
 #define DYNCALL_HK_MEM_(T) 0u
+#define DYNCALL_HK_BYREF_(T) 0
 #else
-/* x86-64 SysV: rdi rsi rdx rcx r8 r9, xmm0..7; an aggregate of up to 16
- * bytes takes up to two of either, a larger one and long double go on
- * the stack (MEMORY). */
+/* x86-64 SysV: rdi rsi rdx rcx r8 r9, xmm0..7.  No exact classification
+ * at compile time, so upper bounds of both: a real over 8 bytes is one
+ * xmm register (__float128) and memory (long double); every other
+ * aggregate (struct, union, complex) may be memory (over 16 bytes, a
+ * long double member, a misaligned packed member) and, up to 16 bytes,
+ * up to two of either register kind. */
 #define DYNCALL_HK_NG 6
 #define DYNCALL_HK_NV 8
-#define DYNCALL_HK_MEMCLS_(T) \
-	(DYNCALL_HK_SZ_(T) > 16 || (DYNCALL_HK_REAL_(T) && DYNCALL_HK_SZ_(T) > 8))
 #define DYNCALL_HK_G_(T) \
-	(DYNCALL_HK_MEMCLS_(T) || DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 0u : \
-	 DYNCALL_HK_W_(T))
+	(DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 0u : \
+	 DYNCALL_HK_INT_(T) || DYNCALL_HK_SZ_(T) <= 16 ? DYNCALL_HK_W_(T) : 0u)
 #define DYNCALL_HK_V_(T) \
-	(DYNCALL_HK_MEMCLS_(T) || DYNCALL_HK_INT_(T) ? 0u : \
-	 DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 1u : DYNCALL_HK_W_(T))
+	(DYNCALL_HK_INT_(T) ? 0u : \
+	 DYNCALL_HK_REAL_(T) || DYNCALL_HK_VEC_(T) ? 1u : \
+	 DYNCALL_HK_SZ_(T) <= 16 ? DYNCALL_HK_W_(T) : 0u)
 #define DYNCALL_HK_ST_(T) (DYNCALL_HK_W_(T) * 8 + DYNCALL_HK_ALIGNPAD_(T))
-#define DYNCALL_HK_MEM_(T) (DYNCALL_HK_MEMCLS_(T) ? 1u : 0u)
+#define DYNCALL_HK_MEM_(T) \
+	(DYNCALL_HK_AGG_(T) || (DYNCALL_HK_REAL_(T) && DYNCALL_HK_SZ_(T) > 8) ? 1u : 0u)
+#define DYNCALL_HK_BYREF_(T) 0
 #endif
 #ifndef DYNCALL_HK_V2_
 #define DYNCALL_HK_V2_(T) 0u
@@ -541,21 +561,51 @@ int dyncall_hooks_get_(const void *list, void **fns, void **datas,
 	(DYNCALL_HK_SUM_(DYNCALL_HK_G_, __VA_ARGS__) > DYNCALL_HK_NG ||     \
 	 DYNCALL_HK_SUM_(DYNCALL_HK_V_, __VA_ARGS__) > DYNCALL_HK_NV ||     \
 	 DYNCALL_HK_SUM_(DYNCALL_HK_MEM_, __VA_ARGS__) > 0)
-/* A vector argument wider than 16 bytes (x86-64: ymm/zmm) or a type
- * that is none of the above. */
+/* The stack doublewords fit their 12 bits. */
+#define DYNCALL_HK_STACK_OK_(...)                                         \
+	(!DYNCALL_HK_SPILL_(__VA_ARGS__) ||                                 \
+	 DYNCALL_HK_SUM_(DYNCALL_HK_ST_, __VA_ARGS__) / 8 <= 0xfffu)
+/* A vector argument wider than 16 bytes (x86-64: ymm/zmm). */
 #define DYNCALL_HK_BAD_(T) (DYNCALL_HK_VEC_(T) && DYNCALL_HK_SZ_(T) > 16)
 #ifdef __cplusplus
-#define DYNCALL_HOOKS_CHECK_(ret, ...)                                    \
-	static_assert(__is_same(ret, void), "hook lists return void");     \
-	static_assert(DYNCALL_HK_SUM_(DYNCALL_HK_BAD_, __VA_ARGS__) == 0,    \
-		      "hook lists: vector argument wider than 16 bytes")
+/* Itanium C++ ABI: a class that is not trivially copyable (a user copy or
+ * move constructor, or destructor) is passed by reference to a
+ * caller-made temporary the callee may modify: refused. */
+#define DYNCALL_HK_NTC_(T) \
+	(DYNCALL_HK_REC_(T) && !__is_trivially_copyable(__typeof__(T)))
+extern "C++" {
+template <bool ok> struct dyncall_hk_check_ {
+	static constexpr bool passed = ok;
+};
+}
+/* (through a constant of its own, so that Clang's message shows the
+ * message rather than the whole expression) */
+#define DYNCALL_HK_SA_(cond, msg) \
+	static_assert(dyncall_hk_check_<(cond) != 0>::passed, msg)
+#define DYNCALL_HK_VOIDRET_(ret) __is_same(ret, void)
 #else
-#define DYNCALL_HOOKS_CHECK_(ret, ...)                                    \
-	_Static_assert(__builtin_types_compatible_p(ret, void),            \
-		       "hook lists return void");                          \
-	_Static_assert(DYNCALL_HK_SUM_(DYNCALL_HK_BAD_, __VA_ARGS__) == 0,   \
-		       "hook lists: vector argument wider than 16 bytes")
+#define DYNCALL_HK_NTC_(T) 0
+#define DYNCALL_HK_SA_(cond, msg) \
+	_Static_assert(__builtin_choose_expr((cond) != 0, 1, 0), msg)
+#define DYNCALL_HK_VOIDRET_(ret) __builtin_types_compatible_p(ret, void)
 #endif
+#define DYNCALL_HOOKS_CHECK_(ret, ...)                                    \
+	DYNCALL_HK_SA_(DYNCALL_HK_VOIDRET_(ret), "hook lists return void"); \
+	DYNCALL_HK_SA_(DYNCALL_HK_SUM_(DYNCALL_HK_BAD_, __VA_ARGS__) == 0,   \
+		       "hook lists: vector argument wider than 16 bytes"); \
+	DYNCALL_HK_SA_(DYNCALL_HK_SUM_(DYNCALL_HK_BYREF_, __VA_ARGS__) == 0, \
+		       "hook lists: a struct or union argument over 16 "    \
+		       "bytes is passed by reference on aarch64 (handlers " \
+		       "would share it): pass a pointer");                  \
+	DYNCALL_HK_SA_(DYNCALL_HK_SUM_(DYNCALL_HK_NTC_, __VA_ARGS__) == 0,   \
+		       "hook lists: a class argument that is not trivially " \
+		       "copyable is passed by reference (handlers would "   \
+		       "share it): pass a pointer");                        \
+	DYNCALL_HK_SA_(DYNCALL_HK_STACK_OK_(__VA_ARGS__),                    \
+		       "hook lists: arguments over 32 KiB of stack")
+/* `void` for an empty parameter list (a prototype before C23 too). */
+#define DYNCALL_HK_VOID void
+#define DYNCALL_HK_VOID_
 /* The sum of M(T) over the argument types (0..24). */
 #define DYNCALL_HK_SUM_(M, ...)                                           \
 	(0u __VA_OPT__(DYNCALL_HK_CAT_(DYNCALL_HK_MAP,                       \
