@@ -127,6 +127,7 @@ struct dc_key {
 /* --- lock.c: the runtime lock; holders have all signals blocked and
  * cancellation disabled --- */
 void dc_lock(sigset_t *saved) DC_HIDDEN;
+extern unsigned dc_lock_hold DC_HIDDEN; /* odd while held (lock.c) */
 bool dc_trylock(sigset_t *saved) DC_HIDDEN;
 void dc_unlock(sigset_t *saved) DC_HIDDEN;
 void dc_lock_reset_child(void) DC_HIDDEN;

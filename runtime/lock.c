@@ -38,6 +38,10 @@
 #include "internal.h"
 
 static _Atomic int lock_word; /* 0 free, 1 locked, 2 locked + waiters */
+/* Bumped when the lock is taken and when it is released: odd while held,
+ * and a value no other hold had (patch.c checks for a raw fork once per
+ * hold).  Written only by the holder. */
+unsigned dc_lock_hold;
 /* What the holder had before dc_lock(); written and read only by the
  * holder (under the lock). */
 struct cancel_saved {
@@ -88,6 +92,7 @@ void dc_lock(sigset_t *saved)
 		}
 	}
 	holder_cancel = cancel;
+	dc_lock_hold++;
 }
 
 bool dc_trylock(sigset_t *saved)
@@ -97,6 +102,7 @@ bool dc_trylock(sigset_t *saved)
 
 	if (atomic_compare_exchange_strong(&lock_word, &c, 1)) {
 		holder_cancel = cancel;
+		dc_lock_hold++;
 		return true;
 	}
 	leave(saved, cancel);
@@ -107,6 +113,7 @@ void dc_unlock(sigset_t *saved)
 {
 	struct cancel_saved cancel = holder_cancel;
 
+	dc_lock_hold++;
 	if (atomic_exchange(&lock_word, 0) == 2)
 		futex(FUTEX_WAKE, 1);
 	leave(saved, cancel);
@@ -119,6 +126,7 @@ void dc_unlock(sigset_t *saved)
 void dc_lock_reset_child(void)
 {
 	atomic_store(&lock_word, 0);
+	dc_lock_hold += dc_lock_hold & 1; /* not held */
 	pthread_setcancelstate(holder_cancel.state, NULL);
 	pthread_setcanceltype(holder_cancel.type, NULL);
 }

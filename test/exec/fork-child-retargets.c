@@ -1,4 +1,4 @@
-// Checks that after fork a child that retargets keys (fresh and guarded, with new guard stubs) calls its own targets while the parent keeps calling its own, both exactly as in the unannotated program.
+// Checks that after fork a child that retargets keys (fresh and guarded, with new guard stubs) calls its own targets while the parent keeps calling its own, both exactly as in the unannotated program; also after a raw fork system call (-DRAW_FORK: no pthread_atfork handler runs, the runtime finds the fork by its pid before writing, else the child's writes would go through the memfd aliases it shares with the parent and retarget the parent's sites).
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime
 // (REQUIRES x86_64: built for and run on the host, which is x86-64 in this suite (the aarch64 and ppc64le runtimes run under qemu in test/arch/); dyncall-pass, dyncall-runtime: the plugin build needs the pass plugin and libdyncall.)
 // RUN: %clang -O2 %libdyncall_cflags -I%exec_inputs %s -o %t.ref
@@ -7,6 +7,10 @@
 // RUN: %t.dc > %t.dc.out
 // RUN: diff %t.ref.out %t.dc.out
 // RUN: FileCheck %s < %t.dc.out
+// RUN: %dyncall_clang -O2 -DWITH_DYNCALL -DRAW_FORK -I%exec_inputs %s -o %t.raw %libdyncall_ldflags
+// RUN: %t.raw > %t.raw.out
+// RUN: diff %t.ref.out %t.raw.out
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,7 +43,11 @@ int main(void)
 	printf("parent %d %d\n", call_fresh(3), call_guarded(4));
 	fflush(stdout);
 
+#ifdef RAW_FORK
+	pid_t pid = (pid_t)syscall(SYS_fork);
+#else
 	pid_t pid = fork();
+#endif
 	if (pid == 0) {
 		printf("child %d %d\n", call_fresh(5), call_guarded(6));
 		fp_t cs[] = { c1, c2, c3 };
