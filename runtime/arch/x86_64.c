@@ -111,6 +111,24 @@ static bool same_qword(uintptr_t a, uintptr_t b)
  *   3. atomic store  e8|e9 n0        (the new instruction appears whole)
  *      -- sync cores (by the caller, as after every batch) --
  */
+/* The three steps of HotSpot's jump-to-self that replace the 5-byte
+ * instruction at `at` by `insn` (the protocol: arch_branch_plan's comment
+ * above); its first two bytes must share an aligned quadword. */
+static int jump_to_self_plan(uintptr_t at, const uint8_t insn[5],
+			     struct arch_step steps[ARCH_MAX_STEPS])
+{
+	if (!same_qword(at, at + 1))
+		return DYNCALL_ERR_ALIGN;
+	steps[0] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
+				       .bytes = { OP_JMP8, REL8_SELF } };
+	steps[1] = (struct arch_step){ .addr = at + 2, .len = 3,
+				       .atomic = false,
+				       .bytes = { insn[2], insn[3], insn[4] } };
+	steps[2] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
+				       .bytes = { insn[0], insn[1] } };
+	return 3;
+}
+
 /*
  * A conditional site's call turned into its NOP or back (dest 0 = NOP):
  *
@@ -152,16 +170,7 @@ static int cond_plan(uintptr_t at, uintptr_t cur, uintptr_t want,
 		memcpy(steps[0].bytes, nb, 5);
 		return 1;
 	}
-	if (!same_qword(at, at + 1))
-		return DYNCALL_ERR_ALIGN;
-	steps[0] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
-				       .bytes = { OP_JMP8, REL8_SELF } };
-	steps[1] = (struct arch_step){ .addr = at + 2, .len = 3,
-				       .atomic = false,
-				       .bytes = { nb[2], nb[3], nb[4] } };
-	steps[2] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
-				       .bytes = { nb[0], nb[1] } };
-	return 3;
+	return jump_to_self_plan(at, nb, steps);
 }
 
 int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
@@ -170,7 +179,7 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
 	uint8_t opc = op == ARCH_OP_JMP ? OP_JMP32 : OP_CALL32;
 	int64_t o = rel(at + ARCH_BRANCH_LEN, cur);
 	int64_t n = rel(at + ARCH_BRANCH_LEN, want);
-	uint8_t ob[4], nb[4];
+	uint8_t ob[4], nb[4], insn[5];
 	int32_t o32 = (int32_t)o, n32 = (int32_t)n;
 	int first = -1, last = -1;
 
@@ -209,16 +218,9 @@ int arch_branch_plan(uintptr_t at, enum arch_op op, uintptr_t cur,
 		memcpy(steps[0].bytes, nb + first, steps[0].len);
 		return 1;
 	}
-	if (!same_qword(at, at + 1))
-		return DYNCALL_ERR_ALIGN;
-	steps[0] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
-				       .bytes = { OP_JMP8, REL8_SELF } };
-	steps[1] = (struct arch_step){ .addr = at + 2, .len = 3,
-				       .atomic = false,
-				       .bytes = { nb[1], nb[2], nb[3] } };
-	steps[2] = (struct arch_step){ .addr = at, .len = 2, .atomic = true,
-				       .bytes = { opc, nb[0] } };
-	return 3;
+	insn[0] = opc;
+	memcpy(insn + 1, nb, 4);
+	return jump_to_self_plan(at, insn, steps);
 }
 
 /*
