@@ -86,7 +86,7 @@ static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,
 	uintptr_t lo = h[0], hi = h[0], at;
 	struct dc_hjf *j;
 	uint8_t *buf;
-	size_t size, len;
+	size_t size, len, skip;
 
 	for (j = l->jfs; j; j = j->next)
 		if (j->n == n && !memcmp(j->h, h, n * sizeof(*h)) &&
@@ -96,7 +96,9 @@ static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,
 		lo = h[i] < lo ? h[i] : lo;
 		hi = h[i] > hi ? h[i] : hi;
 	}
-	size = arch_hooks_jf_size(&sig, n);
+	/* dc_code_near's 16-byte alignment, padded up to the arch's
+	 * (the skipped bytes stay the trap fill) */
+	size = arch_hooks_jf_size(&sig, n) + ARCH_HOOKS_JF_ALIGN - 16;
 	/* Near every handler, else near the first (the others out of
 	 * reach are called through a register). */
 	at = dc_code_near(lo, hi + 1, size);
@@ -111,11 +113,12 @@ static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,
 		return 0;
 	}
 	memset(buf, ARCH_FILL_BYTE, size);
-	len = arch_hooks_emit_jf(buf, at, &sig, h, d, n);
+	skip = (0 - at) & (ARCH_HOOKS_JF_ALIGN - 1);
+	len = arch_hooks_emit_jf(buf + skip, at + skip, &sig, h, d, n);
 	/* 0: a signature the arch cannot serve (a frame too large) */
-	*err = !len	   ? DYNCALL_ERR_UNSUPPORTED :
-	       len <= size ? dc_text_write(at, buf, len) :
-			     DYNCALL_ERR_INVAL;
+	*err = !len		  ? DYNCALL_ERR_UNSUPPORTED :
+	       skip + len <= size ? dc_text_write(at, buf, skip + len) :
+				    DYNCALL_ERR_INVAL;
 	dc_free(buf, size);
 	if (*err) {
 		dc_free(j,
@@ -123,13 +126,13 @@ static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,
 		return 0;
 	}
 	DC_STAT_ADD(stubs, 1);
-	j->code = at;
+	j->code = at + skip;
 	j->n = n;
 	memcpy(j->h, h, n * sizeof(*h));
 	memcpy(j->d, d, n * sizeof(*d));
 	j->next = l->jfs;
 	l->jfs = j;
-	return at;
+	return j->code;
 }
 #else
 static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,

@@ -77,6 +77,9 @@
 #ifndef ARCH_HAS_HOOKS
 #define ARCH_HAS_HOOKS 0 /* hook-list jump functions (<arch>_hooks.c) */
 #endif
+#ifndef ARCH_HOOKS_JF_ALIGN
+#define ARCH_HOOKS_JF_ALIGN 16 /* a jump function's entry (dc_code_near's) */
+#endif
 #ifndef ARCH_COND_CALL_VIA_TRAMP
 /* 1: a conditional site's call is only ever its NOP or its original call
  * of the trampoline (ppc64le: the linker's TOC-save stub must run); its

@@ -1,10 +1,11 @@
-// Checks the bytes of the x86-64 hook-list jump functions (runtime/arch/x86_64_hooks.c, docs/hooks.md) for each kind of signature: one int (rdi kept in rbx, the last handler tail-called), six ints and doubles (every integer argument register in a callee-saved one, xmm0..7 saved in the frame and reloaded before each later call), stack arguments (copied for every handler but the last, which gets the caller's), a large stack area (rep movsq), the data variant (movabs $data, %rdi before each call; one handler: movabs + jmp).  Each jump function is also disassembled (llvm-objdump) for a readable check.
+// Checks the bytes of the x86-64 hook-list jump functions (runtime/arch/x86_64_hooks.c, docs/hooks.md) for each kind of signature: one int (rdi kept in rbx, the last handler tail-called; with 3 and 8 handlers the layout: a 64-aligned entry, at most two calls ending in a 32-byte block, NOPs before the code of the next handler), six ints and doubles (every integer argument register in a callee-saved one, xmm0..7 saved in the frame and reloaded before each later call), stack arguments (copied for every handler but the last, which gets the caller's), a large stack area (rep movsq), the data variant (movabs $data, %rdi before each call; one handler: movabs + jmp).  Each jump function is also disassembled (llvm-objdump) for a readable check.
 // REQUIRES: x86_64, dyncall-runtime
 // RUN: %clang -O1 %libdyncall_cflags %s -o %t %libdyncall_ldflags
 // RUN: %t %t.dir > %t.out
 // RUN: FileCheck %s < %t.out
-// RUN: objdump -D -b binary -m i386:x86-64 --no-show-raw-insn %t.dir/bigstack.bin %t.dir/data1.bin %t.dir/data2.bin %t.dir/one2.bin %t.dir/one3.bin %t.dir/regs.bin %t.dir/stack.bin > %t.dis
+// RUN: objdump -D -b binary -m i386:x86-64 --no-show-raw-insn %t.dir/bigstack.bin %t.dir/data1.bin %t.dir/data2.bin %t.dir/eight.bin %t.dir/one2.bin %t.dir/one3.bin %t.dir/regs.bin %t.dir/stack.bin > %t.dis
 // RUN: FileCheck %s --check-prefix=DIS < %t.dis
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ typedef struct {
 #endif
 
 DYNCALL_HOOKS(one, void, int);
+DYNCALL_HOOKS(eight, void, long);
 DYNCALL_HOOKS(regs, void, long, long, long, long, long, long, double, double,
 	      double, double, double, double, double, double);
 DYNCALL_HOOKS(stack, void, long, long, long, long, long, long, long, long);
@@ -31,6 +33,8 @@ DYNCALL_HOOKS_DATA(data, void, int);
 
 #define H(n, ...) __attribute__((noinline)) void n(__VA_ARGS__) { __asm__ volatile(""); }
 H(o1, int x) H(o2, int x) H(o3, int x)
+H(e0, long x) H(e1, long x) H(e2, long x) H(e3, long x)
+H(e4, long x) H(e5, long x) H(e6, long x) H(e7, long x)
 H(r1, long a, long b, long c, long d, long e, long f, double g, double h,
   double i, double j, double k, double l, double m, double n)
 H(r2, long a, long b, long c, long d, long e, long f, double g, double h,
@@ -61,7 +65,9 @@ static void dump(const char *name, const void *jf)
 
 	while (n < 1024 && memcmp(p + n, FILL, 4))
 		n += STEP;
-	printf("%s:", name);
+	/* x86-64: each jump function starts a cache line */
+	printf("%s: %s:", name,
+	       (uintptr_t)jf % (STEP == 1 ? 64 : 4) ? "unaligned" : "aligned");
 	for (size_t i = 0; i < n; i++)
 		printf(" %02x", p[i]);
 	printf("\n");
@@ -84,6 +90,13 @@ int main(int argc, char **argv)
 	dump("one2", (void *)one);
 	dyncall_hooks_add(one, o3);
 	dump("one3", (void *)one);
+	{
+		void (*const e[8])(long) = { e0, e1, e2, e3, e4, e5, e6, e7 };
+
+		for (int i = 0; i < 8; i++)
+			dyncall_hooks_add(eight, e[i]);
+		dump("eight", (void *)eight);
+	}
 	dyncall_hooks_add(regs, r1);
 	dyncall_hooks_add(regs, r2);
 	dump("regs", (void *)regs);
@@ -101,9 +114,11 @@ int main(int argc, char **argv)
 }
 
 // The bytes: endbr64, push %rbx, mov %rdi,%rbx, call rel32, mov %rbx,%rdi, pop %rbx, jmp rel32.
-// CHECK: one2: f3 0f 1e fa 53 48 89 fb e8 {{.. .. .. .. }}48 89 df 5b e9 {{.. .. .. ..}}{{$}}
+// Every jump function starts a 64-byte line (ARCH_HOOKS_JF_ALIGN).
+// CHECK-NOT: unaligned
+// CHECK: one2: aligned: f3 0f 1e fa 53 48 89 fb e8 {{.. .. .. .. }}48 89 df 5b e9 {{.. .. .. ..}}{{$}}
 // Data, one handler: endbr64, movabs $data,%rdi, jmp rel32.
-// CHECK: data1: f3 0f 1e fa 48 bf {{.. .. .. .. .. .. .. .. }}e9 {{.. .. .. ..}}{{$}}
+// CHECK: data1: aligned: f3 0f 1e fa 48 bf {{.. .. .. .. .. .. .. .. }}e9 {{.. .. .. ..}}{{$}}
 
 // DIS-LABEL: bigstack.bin:
 // DIS: endbr64
@@ -134,6 +149,34 @@ int main(int argc, char **argv)
 // DIS-NEXT: movabs ${{.*}},%rdi
 // DIS-NEXT: pop{{ +}}%rbp
 // DIS-NEXT: jmp {{.*}}
+// Eight handlers: at most two calls (or the tail jump) end in one 32-byte
+// block; the code of the next handler starts the next block, behind NOPs
+// (x86_64_hooks.c "Layout").  The offsets are from the 64-aligned entry.
+// DIS-LABEL: eight.bin:
+// DIS:       0: endbr64
+// DIS-NEXT:  4: push{{ +}}%rbx
+// DIS-NEXT:  5: mov{{ +}}%rdi,%rbx
+// DIS-NEXT:  8: call
+// DIS-NEXT:  d: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: 10: call
+// DIS-NEXT: 15: data16 cs nopw 0x0(%rax,%rax,1)
+// DIS-NEXT: 20: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: 23: call
+// DIS-NEXT: 28: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: 2b: call
+// DIS-NEXT: 30: data16 cs nopw 0x0(%rax,%rax,1)
+// DIS-NEXT: 3b: nopl 0x0(%rax,%rax,1)
+// DIS-NEXT: 40: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: 43: call
+// DIS-NEXT: 48: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: 4b: call
+// DIS-NEXT: 50: data16 cs nopw 0x0(%rax,%rax,1)
+// DIS-NEXT: 5b: nopl 0x0(%rax,%rax,1)
+// DIS-NEXT: 60: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: 63: call
+// DIS-NEXT: 68: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: 6b: pop{{ +}}%rbx
+// DIS-NEXT: 6c: jmp
 // DIS-LABEL: one2.bin:
 // DIS: endbr64
 // DIS-NEXT: push{{ +}}%rbx
@@ -149,7 +192,8 @@ int main(int argc, char **argv)
 // DIS-NEXT: call {{.*}}
 // DIS-NEXT: mov{{ +}}%rbx,%rdi
 // DIS-NEXT: call {{.*}}
-// DIS-NEXT: mov{{ +}}%rbx,%rdi
+// DIS-NEXT: 15: data16 cs nopw 0x0(%rax,%rax,1)
+// DIS-NEXT: 20: mov{{ +}}%rbx,%rdi
 // DIS-NEXT: pop{{ +}}%rbx
 // DIS-NEXT: jmp {{.*}}
 // DIS-LABEL: regs.bin:
