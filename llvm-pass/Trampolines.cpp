@@ -101,9 +101,9 @@ public:
                               .str());
   }
   bool clobbersToc() const override { return true; }
-  // The runtime makes only labelled (GCC) sites NOPs here (no discovery
-  // on ppc64le); a Clang site stays `bl tramp` whose slow path returns on a
-  // null chain: correct, one call and return more than a NOP.
+  // The site is `bl tramp; nop`, `bl <TOC-save stub>; ld r2,24(r1)` once
+  // linked; the runtime discovers it (it is not labelled) and turns the
+  // `bl` into `b .+8` while the key is NULL (docs/hooks.md).
   bool hasCond() const override { return true; }
 };
 

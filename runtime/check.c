@@ -33,7 +33,7 @@ static uintptr_t site_address(const struct dc_site *s, uintptr_t ret)
 			return a;
 	}
 	if (s->kind != DYNCALL_KIND_TAIL && dc_in_exec(s->mod, call, ret) &&
-	    arch_call_before(ret, s->tramp))
+	    arch_call_before(s->mod, ret, s->tramp))
 		return call;
 	if (atomic_load(&s->calls[0].addr))
 		return atomic_load(&s->calls[0].addr);

@@ -52,10 +52,14 @@ int dc_discover(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 	uintptr_t call = ret - ARCH_CALL_LEN;
 	int i;
 
-	if (atomic_load(&s->disc_done))
+	if (atomic_load(&s->disc_done)) {
+		/* the trampoline still leads here: the patch after the end of
+		 * discovery found the lock taken */
+		patch_site_if_free(s);
 		return slow_flavor(s, loaded);
+	}
 	if (!dc_in_exec(s->mod, call, ret) ||
-	    !arch_call_before(ret, s->tramp)) {
+	    !arch_call_before(s->mod, ret, s->tramp)) {
 		DC_STAT_ADD(verify_failures, 1);
 		if (atomic_fetch_add(&s->disc_fail, 1) + 1 >=
 		    DISC_MAX_FAILURES) {
@@ -79,8 +83,15 @@ int dc_discover(struct dc_site *s, uintptr_t ret, uintptr_t loaded)
 		if (a == call)
 			break;
 	}
-	if (i >= DYNCALL_MAX_CALLS - 1)
-		atomic_store(&s->disc_done, true); /* slots full */
+	/* Slots full; or the trampoline stays on the path of every call
+	 * of the site (a conditional site's call that only turns into its
+	 * NOP, ARCH_COND_CALL_VIA_TRAMP): the first call found ends the
+	 * discovery, which would otherwise run on every call while set;
+	 * another call instruction of the site (a copy the optimiser made)
+	 * keeps its call of the trampoline, correct but not a NOP. */
+	if (i >= DYNCALL_MAX_CALLS - 1 ||
+	    (ARCH_COND_CALL_VIA_TRAMP && s->kind == DYNCALL_KIND_COND))
+		atomic_store(&s->disc_done, true);
 	patch_site_if_free(s);
 	return slow_flavor(s, loaded);
 }

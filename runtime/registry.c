@@ -207,6 +207,7 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 			s->status = DYNCALL_ERR_BYTES; /* trampoline only */
 		}
 	} else if (e->kind != DYNCALL_KIND_TAIL && ARCH_HAS_DISCOVERY &&
+		   (!ARCH_DISCOVER_COND_ONLY || e->kind == DYNCALL_KIND_COND) &&
 		   !s->resolved) {
 		/* wanted; dc_disc_thunks() makes it.  Not for a RESOLVED
 		 * trampoline: discovering would write it (to the thunk) and

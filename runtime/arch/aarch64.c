@@ -250,10 +250,12 @@ uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
 /* Discovery's proof: the instruction before the return address is
  * `bl tramp`.  Trampolines are hidden and only ever reached by direct
  * branches, so that bl is the call that just ran. */
-bool arch_call_before(uintptr_t ret, uintptr_t tramp)
+bool arch_call_before(const struct dc_module *m, uintptr_t ret,
+		      uintptr_t tramp)
 {
 	uintptr_t dest;
 
+	(void)m; /* the call's bytes: checked by the caller */
 	return !(ret & 3) &&
 	       arch_branch_read(ret - ARCH_CALL_LEN, ARCH_OP_CALL, &dest) &&
 	       dest == tramp;

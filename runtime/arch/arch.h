@@ -89,6 +89,11 @@
 #ifndef ARCH_HAS_DISCOVERY
 #define ARCH_HAS_DISCOVERY 1 /* Clang CALL sites are discovered at run time */
 #endif
+#ifndef ARCH_DISCOVER_COND_ONLY
+/* 1: only conditional sites are discovered (ppc64le: an ordinary site's
+ * call is never patched) */
+#define ARCH_DISCOVER_COND_ONLY 0
+#endif
 
 /* Kinds of patchable branches. */
 enum arch_op {
@@ -135,8 +140,11 @@ bool arch_tramp_returns_on_null(uintptr_t slow);
 
 /* The call instruction that returns to `ret`, if it is a direct call to
  * `tramp` (the discovery proof); the caller has checked that
- * [ret - ARCH_CALL_LEN, ret) is in the module's executable segment. */
-bool arch_call_before(uintptr_t ret, uintptr_t tramp);
+ * [ret - ARCH_CALL_LEN, ret) is in m's executable segment (any other word
+ * read is checked with dc_in_exec(m, ...) first). */
+struct dc_module;
+bool arch_call_before(const struct dc_module *m, uintptr_t ret,
+		      uintptr_t tramp);
 
 /* What a guard stub does when the loaded pointer is none of its targets. */
 enum arch_miss {

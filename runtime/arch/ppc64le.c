@@ -22,9 +22,12 @@
  * into
  *     bl  <TOC-save stub>        std r2, 24(r1) ; b tramp
  *     ld  r2, 24(r1)
- * The site itself is never patched (patching its `bl` would skip the
- * std while keeping the ld), hence no run-time discovery on ppc64le:
- * only the trampoline's branch is patched.  At the trampoline r2 is still
+ * An ordinary site is never patched (patching its `bl` would skip the
+ * std while keeping the ld): only the trampoline's branch is, and there is
+ * nothing to discover.  A conditional site's `bl` turns into `b .+8`
+ * while its key is NULL (cond_read below); a Clang one (not labelled) is
+ * found by run-time discovery (arch_call_before, the discovery thunk and
+ * dc_ppc64le_discover_entry).  At the trampoline r2 is still
  * the caller's TOC, r11 the loaded pointer (static chain), r12 and ctr
  * are free, and the caller restores r2 after the call, so:
  *   - `b T_local` (direct) is used only when T is in the same module as
@@ -76,6 +79,7 @@
 
 /* Region header layout (offsets from the region base). */
 #define HDR_MISS 0  /* mr r0,r12; r12 = miss_entry; mtctr r12; bctr */
+#define HDR_DISC 32 /* mr r0,r12; r12 = discover_entry; mtctr r12; bctr */
 
 /* Far stub layout: code first, literals at STUB_LIT. */
 #define STUB_LIT 72      /* .quad target                          */
@@ -89,6 +93,7 @@
 
 /* In ppc64le.S. */
 void dc_ppc64le_miss_entry(void) DC_HIDDEN;
+void dc_ppc64le_discover_entry(void) DC_HIDDEN;
 
 static uint32_t insn_at(uintptr_t at)
 {
@@ -424,12 +429,28 @@ uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
 	return tramp + 4;
 }
 
-/* No discovery (ARCH_HAS_DISCOVERY 0): sites are never patched. */
-bool arch_call_before(uintptr_t ret, uintptr_t tramp)
+/*
+ * Discovery of a conditional site (ARCH_DISCOVER_COND_ONLY): the call
+ * that returns to `ret` is a conditional site's call of `tramp` when
+ *   ret - 4:  bl stub            (the word that ran: it returns to ret)
+ *   ret:      ld r2, 24(r1)
+ *   stub:     std r2, 24(r1) ; b tramp      (the linker's TOC-save stub)
+ * every word read in the module's executable segment first.
+ */
+bool arch_call_before(const struct dc_module *m, uintptr_t ret,
+		      uintptr_t tramp)
 {
-	(void)ret;
-	(void)tramp;
-	return false;
+	uint32_t i;
+	uintptr_t stub;
+
+	if (ret & 3 || !dc_in_exec(m, ret, ret + 4) ||
+	    insn_at(ret) != INSN_LD_R2)
+		return false;
+	i = insn_at(ret - 4);
+	if ((i & MASK_B) != INSN_BL)
+		return false;
+	stub = ret - 4 + sext(i & LI24, 26);
+	return dc_in_exec(m, stub, stub + 8) && stub_target(stub) == tramp;
 }
 
 #define EMIT32_FILL INSN_TRAP
@@ -446,10 +467,13 @@ static void put_li64_r12(struct emit *e, uint64_t v)
 }
 
 /*
- * Shared entry of a region, reached by `b` from guard stubs' miss paths
- * with r12 = &the stub's site literal:
+ * Shared entries of a region, reached by `b` from guard stubs' miss paths
+ * with r12 = &the stub's site literal, and from discovery thunks with
+ * r12 = the site:
  *   +0  miss:    mr r0, r12 ; r12 = dc_ppc64le_miss_entry (5 insns) ;
  *                mtctr r12 ; bctr       (its global entry wants r12)
+ *   +32 disc:    mr r0, r12 ; r12 = dc_ppc64le_discover_entry ;
+ *                mtctr r12 ; bctr
  */
 size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 {
@@ -458,6 +482,11 @@ size_t arch_emit_region_header(uint8_t *buf, uintptr_t at)
 	pad_to(&e, HDR_MISS);
 	put32(&e, INSN_MR_R0_R12);
 	put_li64_r12(&e, (uintptr_t)dc_ppc64le_miss_entry);
+	put32(&e, INSN_MTCTR_R12);
+	put32(&e, INSN_BCTR);
+	pad_to(&e, HDR_DISC);
+	put32(&e, INSN_MR_R0_R12);
+	put_li64_r12(&e, (uintptr_t)dc_ppc64le_discover_entry);
 	put32(&e, INSN_MTCTR_R12);
 	put32(&e, INSN_BCTR);
 	pad_to(&e, ARCH_REGION_HEADER);
@@ -563,15 +592,22 @@ size_t arch_emit_far(uint8_t *buf, uintptr_t at, uintptr_t region,
 	return e.n;
 }
 
-/* Never called (ARCH_HAS_DISCOVERY 0); a trap if it ever were. */
+/*
+ * Discovery thunk of one conditional site (the trampoline's branch points
+ * here until the site's call is known); lr is still the return address of
+ * the site's `bl stub`, r11 the loaded pointer:
+ *     r12 = site (5 insns)
+ *     48xxxxxx   b disc                 (region header)
+ *     7fe00008   trap                   (padding)
+ */
 size_t arch_emit_disc_thunk(uint8_t *buf, uintptr_t at, uintptr_t region,
 			    uintptr_t site, unsigned flavor)
 {
 	struct emit e = { buf, at, 0 };
 
-	(void)region;
-	(void)site;
 	(void)flavor;
+	put_li64_r12(&e, site);
+	put32(&e, enc_b(INSN_B, pc(&e), region + HDR_DISC));
 	pad_to(&e, ARCH_THUNK_SIZE);
 	return e.n;
 }

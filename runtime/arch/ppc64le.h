@@ -11,7 +11,7 @@
 #define ARCH_FAR_SIZE 96        /* far stub: 7 insns + literals          */
 #define ARCH_MAX_TARGETS 4      /* targets one guard stub compares       */
 #define ARCH_GUARD_MAX 192      /* arch_guard_size(ARCH_MAX_TARGETS)     */
-#define ARCH_THUNK_SIZE 16      /* unused: no run-time discovery         */
+#define ARCH_THUNK_SIZE 32      /* li64 r12, site; b disc; trap, trap    */
 #define ARCH_REGION_HEADER 64   /* the miss entry's trampoline           */
 #define ARCH_STORE_WORD 4       /* patches are single 32-bit stores      */
 #define ARCH_FILL_BYTE 0x00     /* 0x00000000 is an illegal instruction  */
@@ -24,9 +24,10 @@
 /* ELFv2: a function symbol's local entry offset (st_other bits 5..7). */
 #define ARCH_LOCAL_ENTRY(st_other)                                       \
 	((((st_other) >> 5) & 7) >= 2 ? 1u << (((st_other) >> 5) & 7) : 0u)
-/* Clang sites are `bl <linker TOC-save stub>; ld r2,24(r1)`: the call
- * instruction is never patched (see ppc64le.c), so nothing to discover. */
-#define ARCH_HAS_DISCOVERY 0
+/* Clang sites are `bl <linker TOC-save stub>; ld r2,24(r1)`: an ordinary
+ * site's call instruction is never patched (see ppc64le.c), so only the
+ * conditional ones, which turn into `b .+8` while NULL, are discovered. */
+#define ARCH_DISCOVER_COND_ONLY 1
 /* COND sites (GCC's, labelled): `bl <TOC-save stub>; ld r2,24(r1)` <->
  * `b .+8; ld r2,24(r1)`.  The call never goes to a target directly (that
  * would skip the stub's TOC save): set, it is the original `bl` and the

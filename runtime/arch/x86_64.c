@@ -273,10 +273,12 @@ uintptr_t arch_tramp_slow(uintptr_t tramp, bool *retpoline)
 	return 0;
 }
 
-bool arch_call_before(uintptr_t ret, uintptr_t tramp)
+bool arch_call_before(const struct dc_module *m, uintptr_t ret,
+		      uintptr_t tramp)
 {
 	uintptr_t dest;
 
+	(void)m; /* the call's bytes: checked by the caller */
 	return arch_branch_read(ret - ARCH_CALL_LEN, ARCH_OP_CALL, &dest) &&
 	       dest == tramp;
 }

@@ -86,9 +86,9 @@ static int site_insn(const unsigned char *p, const char **dest)
 		((int64_t)((uint64_t)(w & 0x03ffffffu) << 38) >> 36);
 	return 1;
 #elif defined(__powerpc64__)
-	/* GCC's sites only: `bl <stub: std r2,24(r1); b tramp>; ld r2,24(r1)`
-	 * set (*dest: the trampoline, whose branch holds the target), `b .+8`
-	 * unset.  Clang's are never written (no discovery on ppc64le). */
+	/* `bl <stub: std r2,24(r1); b tramp>; ld r2,24(r1)` set (*dest: the
+	 * trampoline, whose branch holds the target), `b .+8` unset (GCC's
+	 * sites labelled, Clang's discovered at run time). */
 	uint32_t w, ld, std, b;
 	const unsigned char *stub;
 

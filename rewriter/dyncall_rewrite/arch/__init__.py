@@ -260,10 +260,12 @@ class Backend(ABC):
     tramp_pad: int = 0  # bytes before a trampoline entry that belong to it (x86-64: int3 x3)
     # Does the runtime retarget sites (and may relax fill ``site`` and
     # resolve it)?  ppc64le: no, only the trampoline's branch (the site's
-    # `bl` goes through the linker's TOC-save stub).
+    # `bl` goes through the linker's TOC-save stub); a conditional site's
+    # `bl stub` <-> `b .+8` is the runtime's alone (relax leaves
+    # conditional entries alone on every arch).
     patches_sites: bool = True
     # Conditional sites (DYNCALL_KIND_COND, docs/hooks.md): their trampoline
-    # and run-time NOP exist for this arch (x86-64 only so far).
+    # and run-time NOP exist for this arch (x86-64, aarch64, ppc64le).
     has_cond: bool = False
     # Is a const key's link-time target that the trampoline's branch cannot
     # reach an error (DC050)?  x86-64: yes (one image, rel32).  aarch64 and
