@@ -6,7 +6,8 @@
                  [--json FILE] [--callgrind-only FILE | --callgrind-from FILE]
 
 For each program and compiler the variants (plain, plain-nojt, retpoline,
-dyncall, wp, and with Clang pgo, pgo-dyncall, pgo-wp;
+dyncall, wp, wp-noig (wp without the inline guard), and with Clang pgo,
+pgo-dyncall, pgo-wp;
 scripts/realworld/build.sh; TinyXML-2, a C++ program, has no annotated
 dyncall build: its dyncall build is wp) run
 INTERLEAVED: round r runs every (workload, compiler, variant) once, in a
@@ -18,7 +19,7 @@ per variant, the share of the indirect-call overhead dyncall recovers,
     recovered (pgo-x) = (T_pgo - T_pgo_x) / (T_pgo - T_plain_nojt)
     of whole = (T_retpoline - T_x) / (T_retpoline - T_plain)
 
-for x in dyncall, wp (pgo-dyncall, pgo-wp: "of whole" also from
+for x in dyncall, wp, wp-noig (pgo-dyncall, pgo-wp: "of whole" also from
 T_retpoline), n/a when the denominator is not positive; the dynamic retpoline
 executions left (callgrind --dump-instr=yes and the bytes of the executable
 mappings saved at exit, bench/realworld_execdump.c; deterministic;
@@ -48,11 +49,11 @@ sys.path.insert(0, HERE)
 import realworld_callgrind  # noqa: E402  (bench/ is not a package)
 
 VARIANTS = {
-    "clang": ["plain", "plain-nojt", "retpoline", "dyncall", "wp", "pgo", "pgo-dyncall", "pgo-wp"],
-    "gcc": ["plain", "plain-nojt", "retpoline", "dyncall", "wp"],
+    "clang": ["plain", "plain-nojt", "retpoline", "dyncall", "wp", "wp-noig", "pgo", "pgo-dyncall", "pgo-wp"],
+    "gcc": ["plain", "plain-nojt", "retpoline", "dyncall", "wp", "wp-noig"],
 }
 RUN_TIMEOUT = 300  # seconds per run: a hung build variant fails the bench, never hangs it
-RETPOLINE_VARIANTS = ["retpoline", "dyncall", "wp", "pgo", "pgo-dyncall", "pgo-wp"]
+RETPOLINE_VARIANTS = ["retpoline", "dyncall", "wp", "wp-noig", "pgo", "pgo-dyncall", "pgo-wp"]
 ANNOTATED = ("dyncall", "pgo-dyncall")  # built from annotate.py's copy: SQLite and Expat only
 
 
@@ -319,11 +320,11 @@ def make_rows(wl, compilers, times, retp):
 
             for row in rows[-len(vs) :]:
                 v = row["variant"]
-                if v in ("dyncall", "wp"):
+                if v in ("dyncall", "wp", "wp-noig"):
                     row["recovered"] = share_of(med, "retpoline", v, "plain-nojt")
                 if v in ("pgo-dyncall", "pgo-wp"):
                     row["recovered"] = share_of(med, "pgo", v, "plain-nojt")
-                if v in ("dyncall", "wp", "pgo-dyncall", "pgo-wp"):
+                if v in ("dyncall", "wp", "wp-noig", "pgo-dyncall", "pgo-wp"):
                     row["of_whole"] = share_of(med, "retpoline", v, "plain")
     return rows
 

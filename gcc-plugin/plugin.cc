@@ -17,6 +17,8 @@ static struct plugin_info dyncall_plugin_info = {
 		"  -fplugin-arg-<name>-verbose  note every transformed and missed site\n"
 		"  -fplugin-arg-<name>-whole-program[=<filter file>]  every indirect\n"
 		"      call becomes a guarded site (docs/whole-program.md)\n"
+		"  -fplugin-arg-<name>-no-inline-guard  whole-program sites without\n"
+		"      their inline guard (x86-64; docs/whole-program.md)\n"
 		"  -fplugin-arg-<name>-prologues  ppc64le: a patchable entry NOP in\n"
 		"      every function (docs/prologues.md)\n",
 };
@@ -25,6 +27,7 @@ const char *plugin_name = "dyncall_gcc";
 bool transform_enabled = true;
 bool verbose;
 bool whole_program;
+bool inline_guard = true;
 char unit_id[17];
 
 /* Trees created by the plugin and otherwise referenced only from plugin
@@ -141,6 +144,9 @@ DYNCALL_PLUGIN_EXPORT int plugin_init(struct plugin_name_args *info,
 		} else if (strcmp(key, "prologues") == 0 &&
 			   !info->argv[i].value) {
 			prologues_all = true;
+		} else if (strcmp(key, "no-inline-guard") == 0 &&
+			   !info->argv[i].value) {
+			inline_guard = false;
 		} else if (strcmp(key, "whole-program") == 0 &&
 			   (!info->argv[i].value || *info->argv[i].value)) {
 			whole_program = true;
@@ -148,7 +154,7 @@ DYNCALL_PLUGIN_EXPORT int plugin_init(struct plugin_name_args *info,
 		} else {
 			error("%s: unknown plugin argument %<-fplugin-arg-%s-%s%s%s%>"
 			      " (expected %<disable%>, %<verbose%>, "
-			      "%<prologues%> or "
+			      "%<prologues%>, %<no-inline-guard%> or "
 			      "%<whole-program[=<filter file>]%>)",
 			      plugin_name, plugin_name, key,
 			      info->argv[i].value ? "=" : "",

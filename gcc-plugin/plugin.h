@@ -53,6 +53,9 @@
 #define ATTR_KEY_NAME "dyncall key name" /* ("source name") on keys */
 #define ATTR_SITE "dyncall site" /* ("keycell", flags) on trampolines */
 #define ATTR_WP_SITE "dyncall wp site" /* on whole-program trampolines */
+/* On an inline guard's hit trampoline: (owner trampoline decl, "literal",
+ * flags); whole-program.cc makes them, rtl.cc emits them. */
+#define ATTR_HIT_SITE "dyncall hit site"
 
 /* Local labels of the plugin's own (never seen outside the object). */
 #define SITE_LABEL_PREFIX ".Ldyncall_site"
@@ -65,6 +68,8 @@ extern bool verbose;
 /* -fplugin-arg-<name>-whole-program[=<filter>]: every eligible indirect
  * call becomes a site of the unit's whole-program key. */
 extern bool whole_program;
+/* -fplugin-arg-<name>-no-inline-guard turns it off (whole-program.cc). */
+extern bool inline_guard;
 extern char unit_id[17];
 tree keep(tree t);
 bool target_supported(void);
@@ -101,6 +106,8 @@ struct dyncall_arch {
 	bool func_from_symbol;
 	/* -mindirect-branch=thunk* exists (x86-64 only): retpoline slow path. */
 	bool has_retpoline;
+	/* Whole-program sites get an inline guard (x86-64 only). */
+	bool has_inline_guard;
 	/* local: a file-local copy for a duplicated call (RTL pass); cond:
 	 * a conditional site's, which returns on a null chain first. */
 	void (*trampoline)(std::string &out, const char *name, bool retpoline,

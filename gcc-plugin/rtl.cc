@@ -46,6 +46,20 @@ static std::string clone_trampoline(rtx_insn *insn, tree tramp, unsigned flags,
 	return name;
 }
 
+/* The decl a call_insn calls directly, or NULL_TREE. */
+static tree callee_decl(rtx_insn *insn)
+{
+	rtx call = get_call_rtx_from(insn);
+
+	if (!call || !MEM_P(XEXP(call, 0)))
+		return NULL_TREE;
+	rtx addr = XEXP(XEXP(call, 0), 0);
+	if (GET_CODE(addr) != SYMBOL_REF || !SYMBOL_REF_DECL(addr) ||
+	    TREE_CODE(SYMBOL_REF_DECL(addr)) != FUNCTION_DECL)
+		return NULL_TREE;
+	return SYMBOL_REF_DECL(addr);
+}
+
 /* The trampoline a call_insn calls, with its site attribute. */
 static tree site_attribute_of(rtx_insn *insn, tree *tramp)
 {
@@ -153,10 +167,87 @@ static void print_site_entry(std::string &entries, const char *group,
 		   DYNCALL_ABI_VERSION, kind, flags);
 }
 
+/* A site entry of this function, printed once all are known (an inline
+ * guard's entry goes right after its owner's). */
+struct pending_entry {
+	std::string func_label, func_expr, label, tramp, cell;
+	int kind;
+	unsigned flags;
+	tree owner; /* the whole-program trampoline (decl) it is or guards */
+	bool hit; /* an inline guard's hit call (DYNCALL_KIND_INLINE) */
+	bool paired;
+	int op; /* a hit call's instruction: DYNCALL_KIND_CALL or _TAIL */
+};
+
+/* An inline guard's hit call (whole-program.cc): its label, its
+ * trampoline (emitted here with the function; a local copy for a
+ * duplicate, as for any site) and its pending entry. */
+static pending_entry hit_entry(rtx_insn *insn, tree hit, tree hattr,
+			       const std::string &func_label,
+			       const std::string &func_expr,
+			       std::string &entries)
+{
+	tree hargs = TREE_VALUE(hattr);
+	tree owner = TREE_VALUE(hargs);
+	const char *lit = TREE_STRING_POINTER(TREE_VALUE(TREE_CHAIN(hargs)));
+	unsigned flags =
+		tree_to_uhwi(TREE_VALUE(TREE_CHAIN(TREE_CHAIN(hargs))));
+	std::string name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(hit));
+	bool first = !labelled_tramps.count(name) && !in_lto_p;
+	std::string tname = clone_trampoline(insn, hit, flags, false, entries);
+
+	if (first)
+		arch.trampoline(entries, name.c_str(),
+				flags & DYNCALL_SITE_RETPOLINE, true, false);
+	std::string label = SITE_LABEL_PREFIX + std::to_string(label_counter++);
+	emit_asm_before(std::string(arch.site_padding) + label + ":", insn);
+	pending_entry e = {
+		func_label,	     func_expr, label, tname, lit,
+		DYNCALL_KIND_INLINE, flags,	owner, true,  false
+	};
+
+	e.op = site_kind(insn, false);
+	return e;
+}
+
+/* Each site's entry, and right after it the entry of the first hit call
+ * of its inline guard not paired yet, the same instruction (call or jmp)
+ * as the site's (abi.h: an INLINE entry follows its owner's, in the same
+ * section).  A hit call left without an owner (its
+ * miss call deleted, or duplicated less often) gets no entry: it keeps
+ * calling its trampoline, whose slow path is always right. */
+static void print_entries(std::string &entries, const char *group,
+			  std::vector<pending_entry> &pend)
+{
+	for (pending_entry &p : pend) {
+		if (p.hit)
+			continue;
+		print_site_entry(entries, group, p.func_label, p.func_expr,
+				 p.label, p.tramp, p.cell.c_str(), p.kind,
+				 p.flags);
+		if (p.kind != DYNCALL_KIND_CALL && p.kind != DYNCALL_KIND_TAIL)
+			continue;
+		for (pending_entry &h : pend) {
+			/* (GCC may make one path a sibcall and not the
+			 * other: the runtime patches a hit call as the
+			 * instruction its site's kind says) */
+			if (!h.hit || h.paired || h.owner != p.owner ||
+			    h.func_label != p.func_label || h.op != p.kind)
+				continue;
+			h.paired = true;
+			print_site_entry(entries, group, h.func_label,
+					 h.func_expr, h.label, h.tramp,
+					 h.cell.c_str(), h.kind, h.flags);
+			break;
+		}
+	}
+}
+
 static unsigned int dyncall_rtl_execute(function *fun)
 {
 	std::string func_label, func_expr, entries;
 	const char *group = NULL;
+	std::vector<pending_entry> pend;
 
 	if (DECL_COMDAT_GROUP(fun->decl))
 		group = IDENTIFIER_POINTER(decl_comdat_group_id(fun->decl));
@@ -178,7 +269,21 @@ static unsigned int dyncall_rtl_execute(function *fun)
 			func_label.clear();
 			continue;
 		}
-		if (!CALL_P(insn) || !(attr = site_attribute_of(insn, &tramp)))
+		if (!CALL_P(insn))
+			continue;
+		tree hit = callee_decl(insn);
+		tree hattr = hit ? lookup_attribute(ATTR_HIT_SITE,
+						    DECL_ATTRIBUTES(hit)) :
+				   NULL_TREE;
+		if (hattr) {
+			if (func_label.empty())
+				func_label = function_label(fun, switch_note,
+							    func_expr);
+			pend.push_back(hit_entry(insn, hit, hattr, func_label,
+						 func_expr, entries));
+			continue;
+		}
+		if (!(attr = site_attribute_of(insn, &tramp)))
 			continue;
 		tree args = TREE_VALUE(attr);
 		const char *cell = TREE_STRING_POINTER(TREE_VALUE(args));
@@ -205,9 +310,10 @@ static unsigned int dyncall_rtl_execute(function *fun)
 					label + ":",
 				insn);
 
-		print_site_entry(entries, group, func_label, func_expr, label,
-				 tramp_name, cell, kind, flags);
+		pend.push_back({ func_label, func_expr, label, tramp_name, cell,
+				 kind, flags, tramp, false, false });
 	}
+	print_entries(entries, group, pend);
 	/* The entries go after the function's last instruction, where no
 	 * branch has to jump over them (asm length is overestimated). */
 	if (!entries.empty()) {

@@ -149,10 +149,152 @@ bool transform_wp_site(gcall *call, bool retpoline, function *fun)
  * It also runs without whole-program mode, after GCC's "tailc": a
  * conditional site's call loses the tail flag (keep_cond_call).
  */
+/*
+ * The inline guard of a whole-program site (docs/abi.md "Inline guards",
+ * x86-64), made here, after "optimized" (so after inlining, unrolling and
+ * "tailc", on the calls that reach code generation):
+ *
+ *	lit.N = lit;			// __dyncall_lit.<unit>.<n>: its own address
+ *	if (lit.N == (void *) fp)	// hit very likely
+ *	  r1 = __dyncall_hit.<unit>.<n> (fp chain, args);   // patched `call T`
+ *	else
+ *	  r2 = __dyncall_tramp.<unit>.<n> (fp chain, args); // the site
+ *	r = PHI <r1, r2>
+ *
+ * The hit trampoline is an ordinary trampoline that rtl.cc emits with the
+ * function (and the entry of kind DYNCALL_KIND_INLINE right after its
+ * owner's); the literal is a static variable that holds its own address.
+ * A tail call keeps its flag on both calls: each ends its block and its
+ * result flows through the phi to the return, the shape "tailc" itself
+ * accepts, so both stay sibcalls.  Not for calls that may throw (their EH
+ * edge): such a site stays as before.
+ */
+static unsigned long hit_counter;
+
+static tree new_literal(const std::string &name)
+{
+	tree lit = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+			      get_identifier(name.c_str()), ptr_type_node);
+	SET_DECL_ASSEMBLER_NAME(lit, DECL_NAME(lit));
+	TREE_STATIC(lit) = 1;
+	TREE_PUBLIC(lit) = 0;
+	DECL_ARTIFICIAL(lit) = 1;
+	TREE_ADDRESSABLE(lit) = 1;
+	/* The table names it from asm: never removed. */
+	DECL_PRESERVE_P(lit) = 1;
+	TREE_USED(lit) = 1;
+	SET_DECL_ALIGN(lit, 64);
+	DECL_USER_ALIGN(lit) = 1;
+	DECL_INITIAL(lit) = build_fold_addr_expr(lit);
+	varpool_node::finalize_decl(keep(lit));
+	return lit;
+}
+
+static tree new_hit_trampoline(const std::string &name, tree owner, tree lit,
+			       unsigned flags)
+{
+	tree decl = build_decl(UNKNOWN_LOCATION, FUNCTION_DECL,
+			       get_identifier(name.c_str()), TREE_TYPE(owner));
+	SET_DECL_ASSEMBLER_NAME(decl, DECL_NAME(decl));
+	TREE_PUBLIC(decl) = 1;
+	DECL_EXTERNAL(decl) = 1;
+	DECL_ARTIFICIAL(decl) = 1;
+	DECL_VISIBILITY(decl) = VISIBILITY_HIDDEN;
+	DECL_VISIBILITY_SPECIFIED(decl) = 1;
+	DECL_STATIC_CHAIN(decl) = 1;
+	tree lname = DECL_ASSEMBLER_NAME(lit);
+	tree args = tree_cons(
+		NULL_TREE, owner,
+		tree_cons(NULL_TREE,
+			  build_string(IDENTIFIER_LENGTH(lname) + 1,
+				       IDENTIFIER_POINTER(lname)),
+			  tree_cons(NULL_TREE,
+				    build_int_cst(unsigned_type_node, flags),
+				    NULL_TREE)));
+	DECL_ATTRIBUTES(decl) =
+		tree_cons(get_identifier(ATTR_HIT_SITE), args, NULL_TREE);
+	cgraph_node::get_create(decl);
+	return keep(decl);
+}
+
+static void add_inline_guard(function *fun, gcall *call, tree owner)
+{
+	tree fp = gimple_call_chain(call);
+	tree attr = site_attribute(owner);
+	unsigned flags = tree_to_uhwi(TREE_VALUE(TREE_CHAIN(TREE_VALUE(attr))));
+	std::string n =
+		std::string(unit_id) + "." + std::to_string(hit_counter++);
+	tree lit = new_literal(DYNCALL_LIT_PREFIX + n);
+	tree hit =
+		new_hit_trampoline(DYNCALL_HIT_PREFIX + n, owner, lit, flags);
+	basic_block bb = gimple_bb(call);
+	gimple_stmt_iterator gsi = gsi_for_stmt(call);
+
+	tree v = make_ssa_name(ptr_type_node);
+	tree p = make_ssa_name(ptr_type_node);
+	gsi_insert_before(&gsi, gimple_build_assign(v, lit), GSI_SAME_STMT);
+	gsi_insert_before(&gsi, gimple_build_assign(p, NOP_EXPR, fp),
+			  GSI_SAME_STMT);
+	gcond *cond = gimple_build_cond(EQ_EXPR, v, p, NULL_TREE, NULL_TREE);
+	gsi_insert_before(&gsi, cond, GSI_SAME_STMT);
+
+	edge to_miss = split_block(bb, cond);
+	basic_block miss = to_miss->dest;
+	edge miss_out = split_block(miss, call);
+	basic_block cont = miss_out->dest;
+	basic_block hitbb = create_empty_bb(bb);
+	if (current_loops)
+		add_bb_to_loop(hitbb, bb->loop_father);
+
+	gcall *hc = as_a<gcall *>(gimple_copy(call));
+	gimple_call_set_fndecl(hc, hit);
+	if (gimple_vdef(call)) {
+		gimple_set_vdef(hc, gimple_vop(fun));
+		gimple_set_vuse(hc, gimple_vop(fun));
+	}
+	gimple_stmt_iterator hg = gsi_start_bb(hitbb);
+	gsi_insert_after(&hg, hc, GSI_NEW_STMT);
+
+	to_miss->flags &= ~EDGE_FALLTHRU;
+	to_miss->flags |= EDGE_FALSE_VALUE;
+	edge to_hit = make_edge(bb, hitbb, EDGE_TRUE_VALUE);
+	edge hit_out = make_edge(hitbb, cont, EDGE_FALLTHRU);
+	to_hit->probability = profile_probability::very_likely();
+	to_miss->probability = to_hit->probability.invert();
+	hit_out->probability = profile_probability::always();
+	hitbb->count = bb->count.apply_probability(to_hit->probability);
+	miss->count = bb->count.apply_probability(to_miss->probability);
+
+	tree lhs = gimple_call_lhs(call);
+	if (lhs && TREE_CODE(lhs) == SSA_NAME) {
+		tree r1 = copy_ssa_name(lhs, hc), r2 = copy_ssa_name(lhs, call);
+		gimple_call_set_lhs(hc, r1);
+		gimple_call_set_lhs(call, r2);
+		gphi *phi = create_phi_node(lhs, cont);
+		add_phi_arg(phi, r1, hit_out, gimple_location(call));
+		add_phi_arg(phi, r2, miss_out, gimple_location(call));
+	}
+	update_stmt(hc);
+	update_stmt(call);
+	if (verbose)
+		inform(gimple_location(call),
+		       "dyncall: whole-program site %qs gets the inline guard "
+		       "%qs",
+		       IDENTIFIER_POINTER(DECL_NAME(owner)),
+		       IDENTIFIER_POINTER(DECL_NAME(hit)));
+}
+
+static bool wants_inline_guard(function *fun)
+{
+	return whole_program && inline_guard && arch.has_inline_guard &&
+	       optimize && optimize_function_for_speed_p(fun);
+}
+
 static unsigned int dyncall_direct_execute(function *fun)
 {
 	basic_block bb;
 	bool changed = false;
+	auto_vec<gcall *> guard;
 
 	FOR_EACH_BB_FN(bb, fun)
 	{
@@ -165,6 +307,13 @@ static unsigned int dyncall_direct_execute(function *fun)
 
 			if (call && keep_cond_call(call))
 				continue;
+			if (whole_program && tramp && chain &&
+			    TREE_CODE(chain) == SSA_NAME &&
+			    lookup_attribute(ATTR_WP_SITE,
+					     DECL_ATTRIBUTES(tramp)) &&
+			    wants_inline_guard(fun) &&
+			    !stmt_can_throw_internal(fun, call))
+				guard.safe_push(call);
 			if (!whole_program || !tramp || !chain ||
 			    TREE_CODE(chain) != ADDR_EXPR ||
 			    TREE_CODE(TREE_OPERAND(chain, 0)) !=
@@ -185,9 +334,18 @@ static unsigned int dyncall_direct_execute(function *fun)
 				       target);
 		}
 	}
+	for (gcall *call : guard)
+		add_inline_guard(fun, call, gimple_call_fndecl(call));
+	if (!guard.is_empty()) {
+		free_dominance_info(CDI_DOMINATORS);
+		if (current_loops)
+			loops_state_set(LOOPS_NEED_FIXUP);
+		mark_virtual_operands_for_renaming(fun);
+		changed = true;
+	}
 	if (changed)
 		cgraph_edge::rebuild_edges();
-	return 0;
+	return guard.is_empty() ? 0 : TODO_update_ssa_only_virtuals;
 }
 
 static bool dyncall_direct_gate(function *)

@@ -62,6 +62,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
 #include "llvm/Support/Debug.h"
@@ -86,6 +87,8 @@ STATISTIC(NumWPSites, "Number of indirect calls made whole-program sites");
 STATISTIC(NumWPMissed, "Number of indirect calls whole-program mode left alone");
 STATISTIC(NumWPFiltered,
           "Number of indirect calls the whole-program filter excluded");
+STATISTIC(NumInlineGuards,
+          "Number of whole-program sites given an inline guard");
 
 static cl::opt<bool>
     ClDisable("dyncall-disable",
@@ -103,6 +106,13 @@ static cl::opt<std::string> ClWholeProgramFilter(
     cl::desc("dyncall: whole-program mode, limited to the calls the filter "
              "file selects (implies -dyncall-whole-program)"),
     cl::value_desc("file"), cl::Hidden);
+
+static cl::opt<bool> ClInlineGuard(
+    "dyncall-inline-guard",
+    cl::desc("dyncall: give whole-program sites an inline guard (compare "
+             "with a learned literal, direct call on a hit; x86-64, not in "
+             "optnone/optsize/minsize/cold functions; docs/abi.md)"),
+    cl::Hidden, cl::init(true));
 
 namespace dyncall {
 namespace {
@@ -166,6 +176,11 @@ private:
                              std::string &Name);
   CallBase *callThroughTrampoline(CallBase &CB, Function *Tramp, bool Cond);
   uint16_t siteFlags(const Key &K, bool Fresh, bool Retpoline);
+  bool wantInlineGuard(const CallBase &CB) const;
+  std::string emitInlineGuard(CallBase &Site, const TrampolineStyle &Style,
+                              bool Tail, uint16_t Flags, StringRef SiteName);
+  void guardInvoke(InvokeInst *II, Function *Hit, Value *IsHit,
+                   MDNode *Weights);
   std::optional<StringRef> siteBlocker(const CallBase &CB);
   bool foldGuardedCall(CallBase &CB, LoadInst &Load, Key &K,
                        OptimizationRemarkEmitter &ORE);
@@ -805,11 +820,22 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
   if (K.IsWholeProgram) {
     ++NumWPSites;
     LLVM_DEBUG(dbgs() << "dyncall: whole-program: site " << Name << "\n");
+    // (the remark first: the guard moves the call into its own block)
+    std::string Hit;
+    bool Inline = Kind != DYNCALL_KIND_COND && wantInlineGuard(*NewCB);
+    if (Inline)
+      Hit = (DYNCALL_HIT_PREFIX +
+             StringRef(Name).drop_front(strlen(DYNCALL_TRAMP_PREFIX)))
+                .str();
     ORE.emit([&] {
-      return OptimizationRemark(DEBUG_TYPE, "WholeProgramTransformed", NewCB)
-             << "indirect call is now site " << Name
-             << " (whole-program, guarded)";
+      OptimizationRemark R(DEBUG_TYPE, "WholeProgramTransformed", NewCB);
+      R << "indirect call is now site " << Name << " (whole-program, guarded";
+      if (Inline)
+        R << ", inline guard " << Hit;
+      return R << ")";
     });
+    if (Inline)
+      emitInlineGuard(*NewCB, Style, Kind == DYNCALL_KIND_TAIL, Flags, Name);
     return true;
   }
   ++NumSites;
@@ -822,6 +848,139 @@ bool DynCallTransform::rewriteCall(CallBase &CB, Key &K, bool Fresh,
            << (Fresh ? " (fresh)" : " (guarded)");
   });
   return true;
+}
+
+/// The inline guard's diamond for an invoke: two invokes (hit and miss)
+/// with the same unwind edge, meeting in a new normal destination where a
+/// phi merges their results.
+void DynCallTransform::guardInvoke(InvokeInst *II, Function *Hit, Value *IsHit,
+                                   MDNode *Weights) {
+  Function &F = *II->getFunction();
+  BasicBlock *Head = II->getParent();
+  BasicBlock *Normal = II->getNormalDest(), *Unwind = II->getUnwindDest();
+  // A normal destination of its own, where the two results meet.
+  BasicBlock *Cont = BasicBlock::Create(Ctx, "dyncall.cont", &F, Normal);
+  BranchInst::Create(Normal, Cont)->setDebugLoc(II->getDebugLoc());
+  Normal->replacePhiUsesWith(Head, Cont);
+  BasicBlock *HitBB = BasicBlock::Create(Ctx, "dyncall.hit", &F, Cont);
+  BasicBlock *MissBB = BasicBlock::Create(Ctx, "dyncall.miss", &F, Cont);
+  II->removeFromParent();
+  BranchInst *Br = BranchInst::Create(HitBB, MissBB, IsHit, Head);
+  Br->setMetadata(LLVMContext::MD_prof, Weights);
+  Br->setDebugLoc(II->getDebugLoc());
+  II->insertInto(MissBB, MissBB->end());
+  II->setNormalDest(Cont);
+  auto *HitII = cast<InvokeInst>(II->clone());
+  HitII->setCalledFunction(Hit);
+  HitII->insertInto(HitBB, HitBB->end());
+  for (PHINode &PN : Unwind->phis()) {
+    int Idx = PN.getBasicBlockIndex(Head);
+    Value *V = PN.getIncomingValue(Idx);
+    PN.setIncomingBlock(Idx, MissBB);
+    PN.addIncoming(V, HitBB);
+  }
+  if (!II->getType()->isVoidTy()) {
+    PHINode *PN = PHINode::Create(II->getType(), 2, "", Cont->begin());
+    II->replaceAllUsesWith(PN);
+    PN->addIncoming(HitII, HitBB);
+    PN->addIncoming(II, MissBB);
+  }
+}
+
+/// Inline guards (docs/abi.md, "Inline guards"): x86-64 whole-program sites
+/// of functions compiled for speed (not optnone, which -O0 gives every
+/// function, not optsize/minsize, not cold).
+bool DynCallTransform::wantInlineGuard(const CallBase &CB) const {
+  const Function &F = *CB.getFunction();
+  return ClInlineGuard && Tramps->hasInlineGuard() && !F.hasOptNone() &&
+         !F.hasOptSize() && !F.hasFnAttribute(Attribute::Cold);
+}
+
+/// Put the inline guard in front of the whole-program site \p Site (a call
+/// or invoke of its trampoline, the loaded pointer %fp in the chain):
+///
+///   %lit = load atomic ptr, ptr @__dyncall_lit.<u>.<n> unordered, align 8
+///   %hit = icmp eq ptr %lit, %fp
+///   br i1 %hit, label %dyncall.hit, label %dyncall.miss   ; hit likely
+/// dyncall.hit:
+///   call @__dyncall_hit.<u>.<n>(ptr nest %fp, ...)   ; patched to `call T`
+/// dyncall.miss:
+///   call @__dyncall_tramp.<u>.<n>(ptr nest %fp, ...) ; the site as before
+///
+/// The literal holds its own address (the sentinel, never a function) until
+/// the runtime stores the learned target T into it, once; the hit call is an
+/// ordinary site call of its own trampoline, so it is correct before it is
+/// patched too. Tail sites get the return duplicated into both branches
+/// (both stay tail jumps); an invoke becomes two invokes with the same
+/// unwind edge. Adds the DYNCALL_KIND_INLINE entry after the site's.
+std::string DynCallTransform::emitInlineGuard(CallBase &Site,
+                                              const TrampolineStyle &Style,
+                                              bool Tail, uint16_t Flags,
+                                              StringRef SiteName) {
+  StringRef Suffix = SiteName.drop_front(strlen(DYNCALL_TRAMP_PREFIX));
+  std::string HitName = (DYNCALL_HIT_PREFIX + Suffix).str();
+  Function *Tramp = Site.getCalledFunction();
+  Function *Hit = Function::Create(Tramp->getFunctionType(),
+                                   GlobalValue::ExternalLinkage, HitName, M);
+  Hit->setVisibility(GlobalValue::HiddenVisibility);
+  Hit->setDSOLocal(true);
+  Hit->setCallingConv(Tramp->getCallingConv());
+  Hit->setAttributes(Tramp->getAttributes());
+  Asm += Tramps->trampoline(HitName, Style);
+  // The literal: writable (the runtime stores T), initially its own address.
+  auto *Lit = new GlobalVariable(M, Ptr, /*isConstant=*/false,
+                                 GlobalValue::PrivateLinkage, nullptr,
+                                 DYNCALL_LIT_PREFIX + Suffix);
+  Lit->setInitializer(Lit);
+  Lit->setAlignment(Align(8));
+  SiteRecords.push_back({Hit, Lit, DYNCALL_KIND_INLINE, Flags});
+  ++NumInlineGuards;
+
+  Value *FP = Site.getArgOperand(0);
+  IRBuilder<> B(&Site);
+  // unordered: one untorn 8-byte read, folded into the compare (cmp
+  // lit(%rip),%r10); the runtime orders its writes itself.
+  LoadInst *L = B.CreateAlignedLoad(Ptr, Lit, Align(8), "dyncall.lit");
+  L->setAtomic(AtomicOrdering::Unordered);
+  Value *IsHit = B.CreateICmpEQ(L, FP, "dyncall.hit");
+  MDNode *Weights = MDBuilder(Ctx).createLikelyBranchWeights();
+
+  if (auto *II = dyn_cast<InvokeInst>(&Site)) {
+    guardInvoke(II, Hit, IsHit, Weights);
+    return HitName;
+  }
+
+  auto *CI = cast<CallInst>(&Site);
+  auto *Ret = Tail ? cast<ReturnInst>(CI->getNextNode()) : nullptr;
+  Instruction *ThenT, *ElseT;
+  SplitBlockAndInsertIfThenElse(IsHit, CI->getIterator(), &ThenT, &ElseT,
+                                Weights);
+  BasicBlock *Cont = CI->getParent();
+  BasicBlock *HitBB = ThenT->getParent(), *MissBB = ElseT->getParent();
+  HitBB->setName("dyncall.hit");
+  MissBB->setName("dyncall.miss");
+  auto *HitCI = cast<CallInst>(CI->clone());
+  HitCI->setCalledFunction(Hit);
+  HitCI->insertBefore(ThenT);
+  CI->moveBefore(ElseT);
+  if (Ret) {
+    // Both branches end in the return, so both calls stay tail jumps.
+    for (auto [Call, Term] : {std::pair<Instruction *, Instruction *>{HitCI, ThenT},
+                              {CI, ElseT}}) {
+      ReturnInst *R = ReturnInst::Create(
+          Ctx, Ret->getReturnValue() ? Call : nullptr, Term->getIterator());
+      R->setDebugLoc(Ret->getDebugLoc());
+      Term->eraseFromParent();
+    }
+    Ret->eraseFromParent();
+    Cont->eraseFromParent(); // (no predecessor left)
+  } else if (!CI->getType()->isVoidTy()) {
+    PHINode *PN = PHINode::Create(CI->getType(), 2, "", Cont->begin());
+    CI->replaceAllUsesWith(PN);
+    PN->addIncoming(HitCI, HitBB);
+    PN->addIncoming(CI, MissBB);
+  }
+  return HitName;
 }
 
 void DynCallTransform::rewriteSites(Function &F) {

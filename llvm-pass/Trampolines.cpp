@@ -56,6 +56,7 @@ public:
   }
 
   bool hasCond() const override { return true; }
+  bool hasInlineGuard() const override { return true; }
 
   // A retpoline on r10 (the static chain): the same instructions as the
   // GCC plugin's, in a COMDAT of the same name, so whichever copy the

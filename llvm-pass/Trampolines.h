@@ -44,6 +44,9 @@ public:
   /// Conditional (DYNCALL_KIND_COND) trampolines exist for this arch, and
   /// its runtime patches their sites (docs/hooks.md).
   virtual bool hasCond() const { return false; }
+  /// Whole-program sites may get an inline guard here (docs/abi.md,
+  /// "Inline guards"): the runtime patches its hit call.
+  virtual bool hasInlineGuard() const { return false; }
 
   /// The implementation for \p T, or null when the arch is not supported
   /// (then the pass leaves every call alone and says so in a remark).

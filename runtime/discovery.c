@@ -41,7 +41,7 @@ static void patch_site_if_free(struct dc_site *s)
 
 	if (!dc_trylock(&saved))
 		return;
-	if (s->key)
+	if (s->key || s->kind == DYNCALL_KIND_INLINE)
 		dc_site_plan(&b, s);
 	dc_batch_run(&b);
 	dc_unlock(&saved);

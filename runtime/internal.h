@@ -83,6 +83,14 @@ struct dc_site {
 	uintptr_t func;
 	uintptr_t resolved;        /* RESOLVED entry: the target the file's
 				    * (verified) bytes branch to, else 0   */
+	/* Inline guards (DYNCALL_KIND_INLINE, state.c "Inline guards"): a
+	 * site's `inl` is the record of its guard's entry, the next one; that
+	 * record (kind INLINE, no key) has the hit trampoline as `tramp`, the
+	 * hit calls as `calls`, and: */
+	struct dc_site *inl;
+	uintptr_t lit;             /* the literal (8 bytes, writable)      */
+	uintptr_t inl_target;      /* T once chosen (never changes), or 0  */
+	bool inl_disc;             /* discover the hit calls (Clang)       */
 	_Atomic int disc_done;     /* discovery finished                   */
 	_Atomic unsigned disc_fail;/* verification failures                */
 	_Atomic bool reported;     /* checking mode: stale call reported   */
@@ -101,7 +109,8 @@ struct dc_module {
 	const struct dyncall_site_entry *sb, *se;
 	const struct dyncall_key_entry *kb, *ke;
 	unsigned refs;           /* registrations of the same tables       */
-	unsigned nsites;
+	unsigned nsites;         /* entries (inline guards included)       */
+	unsigned ninline;        /* DYNCALL_KIND_INLINE entries            */
 	struct dc_site *sites;
 	struct dc_segs exec;     /* executable PT_LOAD segments            */
 	uintptr_t lo, hi;        /* hull of the executable segments        */
@@ -155,7 +164,7 @@ struct dc_stats {
 	_Atomic uint64_t modules, sites, keys, patches, skipped, refused,
 		membarriers, stubs, discoveries, verify_failures, guard_misses,
 		stores, jump_to_self, resolved_at_link, samples, learned,
-		megamorphic;
+		megamorphic, inlined;
 };
 extern struct dc_stats dc_stats DC_HIDDEN;
 #define DC_STAT_ADD(f, n) \
@@ -249,6 +258,7 @@ uintptr_t dc_guard_stub(uintptr_t near_lo, uintptr_t near_hi,
 uintptr_t dc_far_stub(uintptr_t near_lo, uintptr_t near_hi,
 		      uintptr_t target, unsigned flavor) DC_HIDDEN;
 int dc_disc_thunks(struct dc_module *m) DC_HIDDEN;
+uintptr_t dc_disc_thunk_one(struct dc_site *s) DC_HIDDEN;
 uintptr_t dc_code_near(uintptr_t lo, uintptr_t hi, size_t size) DC_HIDDEN;
 bool dc_is_stub(uintptr_t addr) DC_HIDDEN;
 void dc_stub_forget_site(const struct dc_site *site) DC_HIDDEN;
@@ -256,6 +266,7 @@ extern bool dc_stubs_dirty DC_HIDDEN; /* written since the last sync */
 
 /* --- state.c: what a site should look like, the store protocol --- */
 void dc_site_plan(struct dc_batch *b, struct dc_site *s) DC_HIDDEN;
+void dc_inline_set(struct dc_site *p, uintptr_t target) DC_HIDDEN;
 void dc_site_plan_slow(struct dc_batch *b, struct dc_site *s, bool all)
 	DC_HIDDEN;
 bool dc_site_resolved_keep(const struct dc_site *s) DC_HIDDEN;
@@ -273,6 +284,10 @@ struct dc_learn_config {
 	unsigned period;    /* DYNCALL_LEARN_PERIOD: sample 1 miss in P   */
 	unsigned window;    /* DYNCALL_LEARN_WINDOW: samples to specialise */
 	unsigned retargets; /* DYNCALL_LEARN_RETARGETS: then megamorphic  */
+	/* DYNCALL_TEST_INLINE_DELAY_US: a test knob, a sleep between the
+	 * writes of an inline guard and its literal store (state.c) that
+	 * widens the window a broken protocol would lose a call in */
+	unsigned inline_delay_us;
 };
 extern struct dc_learn_config dc_learn_cfg DC_HIDDEN;
 void dc_learn_init(void) DC_HIDDEN;

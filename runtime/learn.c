@@ -101,6 +101,8 @@ void dc_learn_init(void)
 			     WINDOW_MAX);
 	c->retargets = env_uint("DYNCALL_LEARN_RETARGETS", c->retargets, 0,
 				64);
+	c->inline_delay_us = env_uint("DYNCALL_TEST_INLINE_DELAY_US", 0, 0,
+				      100000);
 }
 
 void dc_learn_site_init(struct dc_site *s)
@@ -260,6 +262,10 @@ static void respecialize_locked(struct dc_site *s)
 	dc_text_begin();
 	dc_site_plan(&b, s);
 	dc_batch_run(&b);
+	/* Its inline guard, if it has one, gets the hottest target of its
+	 * first window, for good (state.c, "Inline guards"). */
+	if (s->inl && !s->inl->inl_target)
+		dc_inline_set(s->inl, l->tg[0]);
 	dc_text_end();
 }
 

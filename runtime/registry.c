@@ -125,6 +125,73 @@ static uintptr_t resolved_tramp_slow(const struct dc_module *m,
 	return tramp + ARCH_BRANCH_LEN;
 }
 
+/*
+ * The record of an inline guard (DYNCALL_KIND_INLINE): the entry right
+ * after its site's.  Its trampoline is an ordinary one (the hit calls pass
+ * the pointer in the static chain too), its literal must still hold the
+ * sentinel (its own address), and its owner must be a CALL or TAIL site
+ * the runtime accepted.  It joins no key: the runtime writes it once, when
+ * its owner has learned (dc_inline_set, state.c).  Anything else leaves it
+ * unpatched, which is correct: the literal keeps the sentinel and every
+ * call takes the owner's site.
+ */
+static void inline_init(struct dc_module *m, struct dc_site *s,
+			const struct dyncall_site_entry *e)
+{
+	struct dc_site *o = s > m->sites ? s - 1 : NULL;
+	uintptr_t lit = (uintptr_t)dyncall_rel(&e->keycell);
+	uintptr_t site = (uintptr_t)dyncall_rel(&e->site);
+	bool retp = false;
+	uintptr_t dest;
+
+	s->e = e;
+	s->mod = m;
+	s->kind = e->kind;
+	s->flags = e->flags;
+	s->func = (uintptr_t)dyncall_rel(&e->func);
+	s->tramp = (uintptr_t)dyncall_rel(&e->tramp);
+	s->status = DYNCALL_OK;
+	m->ninline++;
+	if (!ARCH_HAS_INLINE || !o || !o->key || !o->slow || o->inl ||
+	    (o->kind != DYNCALL_KIND_CALL && o->kind != DYNCALL_KIND_TAIL) ||
+	    (e->flags & DYNCALL_SITE_RESOLVED) || !lit || (lit & 7)) {
+		s->status = DYNCALL_ERR_ABI;
+		return;
+	}
+	if (atomic_load((_Atomic uintptr_t *)lit) != lit || !s->tramp ||
+	    !dc_in_exec(m, s->tramp, s->tramp + 2 * ARCH_BRANCH_LEN) ||
+	    !(s->slow = arch_tramp_slow(s->tramp, &retp)) ||
+	    arch_tramp_returns_on_null(s->slow)) {
+		s->slow = 0;
+		s->status = DYNCALL_ERR_BYTES;
+		return;
+	}
+	if (retp)
+		s->flags |= DYNCALL_SITE_RETPOLINE;
+	s->lit = lit;
+	s->tramp_pt.op = ARCH_OP_JMP;
+	s->tramp_pt.cur = s->slow;
+	s->tramp_pt.cur_kind = DC_DEST_SLOW;
+	atomic_store(&s->tramp_pt.addr, s->tramp);
+	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
+		s->calls[i].op = o->kind == DYNCALL_KIND_TAIL ? ARCH_OP_JMP :
+								ARCH_OP_CALL;
+		s->calls[i].cur = s->tramp;
+		s->calls[i].cur_kind = DC_DEST_SLOW;
+	}
+	if (site) {
+		if (dc_in_exec(m, site, site + ARCH_BRANCH_LEN) &&
+		    arch_branch_read(site, s->calls[0].op, &dest) &&
+		    dest == s->tramp)
+			atomic_store(&s->calls[0].addr, site);
+		else
+			s->status = DYNCALL_ERR_BYTES; /* trampoline only */
+	} else if (o->kind != DYNCALL_KIND_TAIL && ARCH_HAS_DISCOVERY) {
+		s->inl_disc = true; /* its thunk: dc_inline_set */
+	}
+	o->inl = s;
+}
+
 /* Fill in one site from its entry; leaves it unpatchable (status set) when
  * the entry or the bytes are not what abi.h promises. */
 static void site_init(struct dc_module *m, struct dc_site *s,
@@ -213,6 +280,20 @@ static void site_init(struct dc_module *m, struct dc_site *s,
 		 * trampoline: discovering would write it (to the thunk) and
 		 * its callers already reach T in one more jump. */
 		s->disc_thunk = 1;
+	}
+}
+
+/* Every entry of the module's site table, in order (an inline guard's
+ * record refers to the one before it). */
+static void entries_init(struct dc_module *m,
+			 const struct dyncall_site_entry *sb)
+{
+	for (unsigned i = 0; i < m->nsites; i++) {
+		if (sb[i].version == DYNCALL_ABI_VERSION &&
+		    sb[i].kind == DYNCALL_KIND_INLINE)
+			inline_init(m, &m->sites[i], &sb[i]);
+		else
+			site_init(m, &m->sites[i], &sb[i]);
 	}
 }
 
@@ -306,8 +387,7 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 	}
 	/* Key entries first: they carry names and ESCAPES. */
 	key_entries(m, &b);
-	for (unsigned i = 0; i < m->nsites; i++)
-		site_init(m, &m->sites[i], &sb[i]);
+	entries_init(m, sb);
 	if (!dc_cfg.disabled)
 		dc_disc_thunks(m);
 	for (unsigned i = 0; i < m->nsites; i++) {
@@ -335,7 +415,7 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 	m->next = dc_modules;
 	dc_modules = m;
 	DC_STAT_ADD(modules, 1);
-	DC_STAT_ADD(sites, m->nsites);
+	DC_STAT_ADD(sites, m->nsites - m->ninline);
 out:
 	dc_unlock(&saved);
 }
@@ -419,7 +499,7 @@ DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,
 	}
 	dc_text_forget(m->lo, m->hi);
 	DC_STAT_ADD(modules, -1);
-	DC_STAT_ADD(sites, -(uint64_t)m->nsites);
+	DC_STAT_ADD(sites, -(uint64_t)(m->nsites - m->ninline));
 	/* A site still reaching a stub or thunk keeps its record alive:
 	 * discovery thunks point at it. */
 	if (clean) {

@@ -97,6 +97,13 @@ static void format_site(char *buf, size_t n, const struct dc_site *s)
 		where(t, sizeof(t), s->target);
 		add(buf, n, &len, " target=%s", t);
 	}
+	/* its inline guard's target (hits there are not counted either) */
+	if (s->inl && s->inl->inl_target &&
+	    atomic_load((_Atomic uintptr_t *)s->inl->lit) ==
+		    s->inl->inl_target) {
+		where(t, sizeof(t), s->inl->inl_target);
+		add(buf, n, &len, " inline=%s", t);
+	}
 	if (len >= n - 1)
 		len = n - 2;
 	buf[len] = '\n';
@@ -111,7 +118,7 @@ struct report_item {
 };
 
 static struct {
-	unsigned nsites, ndirect, nguarded;
+	unsigned nsites, ndirect, nguarded, ninline, ninline_set;
 	unsigned n;
 	struct report_item top[REPORT_SITES];
 } retired;
@@ -145,6 +152,11 @@ void dc_report_retire(const struct dc_module *m)
 		uint32_t w = atomic_load(&s->learn.total);
 		struct report_item *it;
 
+		if (s->kind == DYNCALL_KIND_INLINE) {
+			retired.ninline++;
+			retired.ninline_set += s->inl_target != 0;
+			continue;
+		}
 		retired.nsites++;
 		retired.nguarded += dc_site_state(s) == DYNCALL_STATE_GUARDED;
 		retired.ndirect += dc_site_state(s) == DYNCALL_STATE_DIRECT;
@@ -160,6 +172,7 @@ void dc_report_at_exit(void)
 	struct report_item top[REPORT_SITES];
 	unsigned ntop = 0, nsites = retired.nsites;
 	unsigned nguarded = retired.nguarded, ndirect = retired.ndirect;
+	unsigned ninline = retired.ninline, ninline_set = retired.ninline_set;
 	struct dyncall_stats st;
 	sigset_t saved;
 
@@ -177,6 +190,11 @@ void dc_report_at_exit(void)
 			const struct dc_site *s = &m->sites[i];
 			uint32_t w = atomic_load(&s->learn.total);
 
+			if (s->kind == DYNCALL_KIND_INLINE) {
+				ninline++;
+				ninline_set += s->inl_target != 0;
+				continue;
+			}
 			nsites++;
 			nguarded += dc_site_state(s) == DYNCALL_STATE_GUARDED;
 			ndirect += dc_site_state(s) == DYNCALL_STATE_DIRECT;
@@ -201,5 +219,9 @@ void dc_report_at_exit(void)
 			format_site(top[i].line, sizeof(top[i].line), top[i].s);
 		fputs(top[i].line, stderr);
 	}
+	if (ninline)
+		fprintf(stderr, "dyncall: %u of %u inline guards set (their "
+				"hits are not counted)\n",
+			ninline_set, ninline);
 	dc_unlock(&saved);
 }

@@ -259,9 +259,96 @@ static void site_plan(struct dc_batch *b, struct dc_site *s, bool safe,
 	}
 }
 
+/*
+ * Inline guards (DYNCALL_KIND_INLINE; docs/abi.md "Inline guards").  A
+ * whole-program call site compiled with one is
+ *
+ *	cmp  lit(%rip),%r10      r10: the loaded pointer P
+ *	jne  miss
+ *	call hit                 e8 <rel32>: hit trampoline, later T
+ *	...
+ * miss: call tramp          the site (its stubs learn as before)
+ *
+ * lit holds its own address (the sentinel S, a data object no correct
+ * program calls) until the runtime stores T; the hit trampoline is an
+ * ordinary trampoline (`jmp slow; slow: jmp *%r10`).  The runtime writes
+ * the guard once, when its owner has learned (learn.c), in this order:
+ *   1. the hit trampoline's branch -> the discovery thunk (Clang: the hit
+ *      calls are found from their return addresses, then each is patched
+ *      `call T`) or T; a known hit call (GCC) -> T;
+ *   2. sync all cores (the branches and any new thunk are visible);
+ *   3. lit = T (one aligned 8-byte release store).
+ * and never writes lit, the hit trampoline or a hit call again except to
+ * put them back to the trampoline's slow path at unregistration.
+ * Why this is correct at every moment: a thread on the hit path has
+ * compared P with the lit it read, S or T.  If P == T, each destination
+ * its call can have (the hit trampoline: slow path `jmp *%r10`, the
+ * discovery thunk which ends the same way, or a branch to T; or T itself)
+ * reaches T == P: what `call *P` does.  P == S happens only in a program
+ * that calls the literal, a data address: there it faults like the
+ * original call as long as lit == S (the trampoline's slow path), and
+ * after step 1 would call T instead -- the one behaviour the sentinel
+ * trades.  What must never happen is a second target T2: a thread that
+ * compared P == T1 and is stopped before its call would call T2 (test:
+ * test/exec/inline-guard-stress.c fails when the guard is re-set).  So
+ * later targets stay the stub's job (the miss path, unchanged).
+ */
+static void inline_plan(struct dc_batch *b, struct dc_site *p)
+{
+	struct site_dest d = { .b = b, .m = p->mod, .kind = DC_DEST_DIRECT,
+			       .v = p->inl_target };
+
+	if (!p->inl_target || p->status == DYNCALL_ERR_ABI || !p->slow ||
+	    dc_cfg.disabled)
+		return;
+	if (p->flags & DYNCALL_SITE_RETPOLINE)
+		d.flavor |= DC_FLAVOR_RETPOLINE;
+	if (disc_active(p))
+		dc_batch_add(b, &p->tramp_pt, p->disc_thunk, DC_DEST_DISC);
+	else
+		plan_point(&d, &p->tramp_pt, p->tramp, p->slow, false);
+	for (int i = 0; i < DYNCALL_MAX_CALLS; i++) {
+		struct dc_point *pt = &p->calls[i];
+		uintptr_t at = atomic_load_explicit(&pt->addr,
+						    memory_order_acquire);
+
+		if (!at)
+			break;
+		plan_point(&d, pt, at, p->tramp, false);
+	}
+}
+
+/* Under the lock, in a text session: set the inline guard p (the INLINE
+ * record of a site) to target t, once (see above). */
+void dc_inline_set(struct dc_site *p, uintptr_t t)
+{
+	struct dc_batch b = { 0 };
+
+	if (p->inl_target || p->status == DYNCALL_ERR_ABI || !p->slow || !t ||
+	    dc_cfg.disabled)
+		return;
+	p->inl_target = t;
+	if (p->inl_disc)
+		p->disc_thunk = dc_disc_thunk_one(p); /* 0: no discovery */
+	inline_plan(&b, p);		/* 1. */
+	dc_batch_run(&b);
+	if (p->tramp_pt.cur_kind == DC_DEST_SLOW)
+		return; /* not written: a hit would take the slow path */
+	if (dc_sync_cores())		/* 2. */
+		return;
+	if (dc_learn_cfg.inline_delay_us) /* (tests: a wider window) */
+		usleep(dc_learn_cfg.inline_delay_us);
+	atomic_store_explicit((_Atomic uintptr_t *)p->lit, t,	/* 3. */
+			      memory_order_release);
+	DC_STAT_ADD(inlined, 1);
+}
+
 void dc_site_plan(struct dc_batch *b, struct dc_site *s)
 {
-	site_plan(b, s, false, false);
+	if (s->kind == DYNCALL_KIND_INLINE)
+		inline_plan(b, s);
+	else
+		site_plan(b, s, false, false);
 }
 
 /*

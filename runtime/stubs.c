@@ -341,8 +341,28 @@ void dc_stub_forget_site(const struct dc_site *site)
 			table[i].site = (uintptr_t)-1;
 }
 
+/* The discovery thunk of one record, made when it is needed (an inline
+ * guard's hit trampoline, once its target is set); 0: none. */
+uintptr_t dc_disc_thunk_one(struct dc_site *s)
+{
+	uint8_t buf[ARCH_THUNK_SIZE];
+	struct region *r;
+	uintptr_t at = code_alloc(s->mod->lo, s->mod->hi, ARCH_THUNK_SIZE, &r);
+
+	if (!at)
+		return 0;
+	arch_emit_disc_thunk(buf, at, r->base, (uintptr_t)s,
+			     s->flags & DYNCALL_SITE_RETPOLINE ?
+				     DC_FLAVOR_RETPOLINE : 0);
+	if (dc_text_write(at, buf, ARCH_THUNK_SIZE))
+		return 0;
+	DC_STAT_ADD(stubs, 1);
+	return at;
+}
+
 /* One discovery thunk per CALL site without a known call instruction,
- * written in one go for the whole module. */
+ * written in one go for the whole module (an inline guard's is made when
+ * its target is set: dc_disc_thunk_one). */
 int dc_disc_thunks(struct dc_module *m)
 {
 	size_t k = 0, size, off = 0;

@@ -68,6 +68,23 @@ enum dyncall_entry_kind {
 	 * NULL (below).  The call instruction may be patched to a NOP of its
 	 * size while the key holds NULL (docs/hooks.md).  Never a tail jump. */
 	DYNCALL_KIND_COND = 6,
+	/* The inline guard of the CALL or TAIL entry right before it (x86-64
+	 * whole-program sites, docs/abi.md "Inline guards").  The same 20-byte
+	 * struct dyncall_site_entry with these meanings:
+	 *   site    the hit call/jmp `call hit` (0: Clang, discovered)
+	 *   tramp   the hit trampoline (an ordinary trampoline: same bytes)
+	 *   keycell the literal: an 8-byte aligned writable slot holding its
+	 *           own address (the sentinel) until the runtime stores the
+	 *           inline target T into it, once
+	 *   func    as for a site
+	 *   flags   the owner's flags (RETPOLINE, IBT, TYPE_KEY)
+	 * The caller compares the loaded pointer with the literal (an
+	 * unordered 8-byte load) and, when equal, calls the hit trampoline
+	 * with the pointer in the static chain, else the owner's trampoline.
+	 * Additive: a runtime that predates the kind refuses the entry
+	 * (DYNCALL_ERR_ABI), the literal keeps its sentinel, which no correct
+	 * program calls, and every call takes the owner's site. */
+	DYNCALL_KIND_INLINE = 7,
 };
 
 /* struct dyncall_site_entry.flags */
@@ -116,6 +133,11 @@ enum dyncall_key_flags {
 #define DYNCALL_WP_KEY_PREFIX "__dyncall_wpkey."
 #define DYNCALL_WP_KEY_NAME "(indirect call)"
 
+/* Symbols of an inline guard (DYNCALL_KIND_INLINE): the hit trampoline
+ * (hidden, in DYNCALL's trampoline section) and its literal (local). */
+#define DYNCALL_HIT_PREFIX "__dyncall_hit."  /* + <unit-id>.<n>        */
+#define DYNCALL_LIT_PREFIX "__dyncall_lit."  /* + <unit-id>.<n>        */
+
 /* One per site, 20 bytes, 4-byte aligned.  All offsets are relative to the
  * address of the field itself; 0 means "none". */
 struct dyncall_site_entry {
@@ -126,7 +148,7 @@ struct dyncall_site_entry {
 	int32_t keycell; /* a pointer-sized cell holding the key's address    */
 	int32_t func;    /* start of the function that contains the site      */
 	uint8_t version; /* DYNCALL_ABI_VERSION                               */
-	uint8_t kind;    /* DYNCALL_KIND_CALL, _TAIL or _COND                 */
+	uint8_t kind;    /* DYNCALL_KIND_CALL, _TAIL, _COND or _INLINE        */
 	uint16_t flags;  /* enum dyncall_site_flags                           */
 };
 

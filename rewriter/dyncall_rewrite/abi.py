@@ -34,6 +34,7 @@ DYNCALL_KIND_KEY = 3
 DYNCALL_KIND_PROLOGUE = 4
 DYNCALL_KIND_POLY = 5
 DYNCALL_KIND_COND = 6
+DYNCALL_KIND_INLINE = 7
 
 # enum dyncall_site_flags
 DYNCALL_SITE_FRESH = 1 << 0
@@ -50,6 +51,8 @@ DYNCALL_KEY_CONST = 1 << 2
 DYNCALL_KEY_WHOLE_PROGRAM = 1 << 3
 DYNCALL_WP_KEY_PREFIX = "__dyncall_wpkey."
 DYNCALL_WP_KEY_NAME = "(indirect call)"
+DYNCALL_HIT_PREFIX = "__dyncall_hit."
+DYNCALL_LIT_PREFIX = "__dyncall_lit."
 
 # a conditional (COND) site while its key is NULL: nopl 0x0(%rax,%rax,1)
 DYNCALL_X86_64_NOP5 = "\x0f\x1f\x44\x00\x00"
@@ -64,6 +67,7 @@ KIND_NAMES = {
     DYNCALL_KIND_PROLOGUE: "prologue",
     DYNCALL_KIND_POLY: "poly",
     DYNCALL_KIND_COND: "cond",
+    DYNCALL_KIND_INLINE: "inline",
 }
 SITE_FLAG_NAMES = {
     DYNCALL_SITE_FRESH: "FRESH",

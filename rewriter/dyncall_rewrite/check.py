@@ -117,10 +117,15 @@ def _check_sites(an: Analysis, entries: list[abi.SiteEntry], reuse: Analysis | N
     )
     cs = Callers()
     check_entry = _entry_checker(ctx, cs)
+    prev: abi.SiteEntry | None = None
     for e in entries:
         info = SiteInfo(e)
+        if e.kind == abi.DYNCALL_KIND_INLINE and prev is not None:
+            if prev.kind in (abi.DYNCALL_KIND_CALL, abi.DYNCALL_KIND_TAIL):
+                info.op_kind = prev.kind
         an.sites.append(info)
         check_entry(info)
+        prev = e
     if reuse is not None:
         _take_over(reuse, cs)
     rules = site_rules.RULES
@@ -142,13 +147,12 @@ def _entry_checker(ctx: SiteContext, cs: Callers) -> Callable[[SiteInfo], None]:
         for fn in fields_tramp:
             if fn(ctx, info) is False:
                 return
-        for fn in key:
-            if fn(ctx, info) is False:
-                break
+        if e.kind == abi.DYNCALL_KIND_INLINE:
+            # no key (its keycell is the literal, DC033); its trampoline
+            # must be unpatched; its sites as any site's
+            site_rules.branch_unpatched(ctx, info)
         else:
-            ctx.learn_key(info)
-        for fn in branch:
-            fn(ctx, info)
+            check_key_and_branch(info)
         if not e.site:
             to_discover[e.tramp] = info
             return
@@ -159,6 +163,15 @@ def _entry_checker(ctx: SiteContext, cs: Callers) -> Callable[[SiteInfo], None]:
             unlabelled.append(info)
         elif in_function(e.site, e.func):
             labelled.append(info)
+
+    def check_key_and_branch(info: SiteInfo) -> None:
+        for fn in key:
+            if fn(ctx, info) is False:
+                break
+        else:
+            ctx.learn_key(info)
+        for fn in branch:
+            fn(ctx, info)
 
     return check_entry
 

@@ -94,6 +94,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                     "arch": an.backend.name,
                     "has_tables": an.has_tables,
                     "sites": an.site_count,
+                    "inline_guards": an.inline_count,
                     "keys": len(an.keys),
                     "errors": len(an.errors),
                     "warnings": len(an.warnings),
@@ -112,7 +113,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 print(f"{path}: no dyncall tables")
             else:
                 print(
-                    f"{path}: {an.site_count} sites, {len(an.keys)} key cells:"
+                    f"{path}: {an.site_count} sites,"
+                    + (f" {an.inline_count} inline guards," if an.inline_count else "")
+                    + f" {len(an.keys)} key cells:"
                     f" {len(an.errors)} errors, {len(an.warnings)} warnings, {len(an.notes)} notes"
                 )
             if an.has_prologues:

@@ -54,6 +54,8 @@ def check_columns(
         return None  # addresses near the top of the 64-bit space: int64 columns could wrap
     rules = site_rules.RULES
     c = _entry_columns(an, hooks, table)
+    if (c.kind == abi.DYNCALL_KIND_INLINE).any():
+        return None  # inline guards (their owner, their literal): the object path
     if not rules.holds("site-fields", c):
         return None
     c.tc = hooks.trampolines(c.tramp, img.symbol_address(abi.DYNCALL_RETPOLINE_THUNK))

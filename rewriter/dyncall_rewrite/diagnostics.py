@@ -46,6 +46,7 @@ CODES: dict[str, tuple[str, str]] = {
     "DC030": (ERROR, "duplicate site"),
     "DC031": (ERROR, "trampoline shared by several entries"),
     "DC032": (ERROR, "overlapping sites or trampolines"),
+    "DC033": (ERROR, "malformed inline guard entry"),
     # Keys
     "DC040": (ERROR, "key cell not where the loader can relocate it"),
     "DC041": (ERROR, "key not in writable data"),

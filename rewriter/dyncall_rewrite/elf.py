@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 
 PF_X, PF_W, PF_R = 1, 2, 4
 PT_LOAD = 1
+PT_GNU_RELRO = 0x6474E552
 ET_EXEC, ET_DYN = 2, 3
 SHT_NOBITS = 8
 SHF_ALLOC = 2
@@ -175,6 +176,10 @@ class Image:
     def is_writable(self, vaddr: int, n: int = 1) -> bool:
         s = self.segment(vaddr)
         return s is not None and s.flags & PF_W != 0 and vaddr + n <= s.end
+
+    def in_relro(self, vaddr: int, n: int = 1) -> bool:
+        """[vaddr, vaddr+n) meets PT_GNU_RELRO (read-only after loading)."""
+        return any(lo < vaddr + n and vaddr < hi for lo, hi in self.__dict__.get("relro", ()))
 
     def holds_key_cell(self, vaddr: int) -> bool:
         """Can the loader give [vaddr, vaddr+8) its value?  In a PIE or a
@@ -466,6 +471,11 @@ def _extract(path: str, data: bytes, b: LiefELF.Binary) -> dict[str, Any]:
         "relocs": relocs,
         "has_symtab": has_symtab,
         "file_size": size,
+        "relro": [
+            (s.virtual_address, s.virtual_address + s.virtual_size)
+            for s in b.segments
+            if int(s.type) == PT_GNU_RELRO
+        ],
     }
 
 

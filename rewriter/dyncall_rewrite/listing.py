@@ -41,7 +41,7 @@ def site_record(an: Analysis, info: SiteInfo) -> dict[str, Any]:
     if t is not None and branch is not None:
         current = None if branch == t.unpatched_target else branch
     key = info.key
-    return {
+    rec = {
         "index": e.index,
         "kind": abi.KIND_NAMES.get(e.kind, str(e.kind)),
         "flags": abi.flag_names(e.flags, abi.SITE_FLAG_NAMES),
@@ -67,6 +67,16 @@ def site_record(an: Analysis, info: SiteInfo) -> dict[str, Any]:
         "link_time_value": info.target,
         "link_time_symbol": _sym(an, info.target),
     }
+    if e.kind == abi.DYNCALL_KIND_INLINE:
+        # an inline guard: its literal (the runtime stores its target there)
+        rec["literal"] = e.keycell
+        rec["literal_value"] = _lit_value(an, e.keycell)
+    return rec
+
+
+def _lit_value(an: Analysis, lit: int) -> int | None:
+    pv = an.image.pointer(lit)
+    return pv.value if pv.known else None
 
 
 def format_record(r: dict[str, Any]) -> str:
@@ -82,6 +92,11 @@ def format_record(r: dict[str, Any]) -> str:
     if r["link_time_value"] is not None and r["state"] != "resolved":
         lt = " initial=" + (r["link_time_symbol"] or f"0x{r['link_time_value']:x}")
     kf = "|".join(r["key_flags"])
+    if "literal" in r:
+        v = r["literal_value"]
+        lt += f" literal=0x{r['literal']:x}" + (
+            " (sentinel)" if v == r["literal"] else f" holds={'?' if v is None else hex(v)}"
+        )
     return (
         f"#{r['index']} {r['kind']} site={sites} ({r['site_source']})"
         f" function={r['function'] or '-'} key={r['key'] or '-'}{'[' + kf + ']' if kf else ''}"

@@ -34,6 +34,16 @@ class SiteInfo:
     target: int | None = None  # the key's link-time value, when known
     key_flags: int = 0  # key flags merged over every unit of this module
     stream: Stream | None = None  # decode of [func, site+len) (labelled sites)
+    # An inline guard (kind INLINE): its owner's kind (CALL or TAIL, the
+    # entry before it; 0: none) and its literal.
+    op_kind: int = 0
+    lit: int | None = None
+
+    @property
+    def site_kind(self) -> int:
+        """The kind whose instruction the entry's sites are (an inline
+        guard's hit calls are its owner's)."""
+        return self.op_kind or self.entry.kind
 
     @property
     def state(self) -> str:
@@ -87,7 +97,17 @@ class Analysis:
 
     @property
     def site_count(self) -> int:
-        return self.columns.n if self.columns is not None else len(self._sites)
+        """Site entries, without the inline guards' (inline_count)."""
+        if self.columns is not None:
+            return self.columns.n  # (the columns never hold an inline guard)
+        return len(self._sites) - self.inline_count
+
+    @property
+    def inline_count(self) -> int:
+        """Inline guard entries (DYNCALL_KIND_INLINE)."""
+        if self.columns is not None:
+            return 0
+        return sum(1 for i in self._sites if i.entry.kind == abi.DYNCALL_KIND_INLINE)
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -600,7 +600,7 @@ def _write(
 
 def _fill_site(img: Image, res: RelaxResult, info: SiteInfo) -> bool:
     e = info.entry
-    want = "call" if e.kind == abi.DYNCALL_KIND_CALL else "jmp"
+    want = "call" if info.site_kind == abi.DYNCALL_KIND_CALL else "jmp"
     if len(info.callers) != 1 or e.func:
         # func != 0 would make the filled site look compiler-labelled
         # (aligned by the compiler); leave such an entry to the runtime.

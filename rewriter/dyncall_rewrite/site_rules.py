@@ -103,11 +103,15 @@ def kind(ctx: SiteContext, info: SiteInfo) -> None:
     e = info.entry
     if e.kind == abi.DYNCALL_KIND_COND and ctx.backend.has_cond:
         return
+    if e.kind == abi.DYNCALL_KIND_INLINE and ctx.backend.has_inline:
+        return
     if e.kind not in (abi.DYNCALL_KIND_CALL, abi.DYNCALL_KIND_TAIL):
         kn = abi.KIND_NAMES.get(e.kind)
         why = f"reserved kind {e.kind} ({kn})" if kn else f"unknown kind {e.kind}"
         if e.kind == abi.DYNCALL_KIND_COND:
             why = f"kind {e.kind} (cond), which {ctx.backend.name} has no conditional sites for"
+        if e.kind == abi.DYNCALL_KIND_INLINE:
+            why = f"kind {e.kind} (inline), which {ctx.backend.name} has no inline guards for"
         ctx.err("DC003", e.addr, f"{_where(info)} has {why}; expected 1 (call) or 2 (tail)", info)
 
 
@@ -147,6 +151,38 @@ def fields_mapped(ctx: SiteContext, info: SiteInfo) -> bool:
         if (v or fname in ("tramp", "keycell")) and ctx.image.mapped(v, n) is None:
             ctx.err("DC005", e.addr, f"{_where(info)}: {fname} 0x{v:x} is outside the image", info)
     return info.valid
+
+
+@RULES.rule("DC033", stage="site-fields", columns=lambda c: c.kind != abi.DYNCALL_KIND_INLINE)
+def inline_guard(ctx: SiteContext, info: SiteInfo) -> bool:
+    """An inline guard entry (docs/abi.md, "Inline guards") follows the
+    CALL or TAIL entry it guards, is never RESOLVED, and its literal is an
+    8-byte aligned slot of writable data outside RELRO that the loader
+    fills with its own address (the sentinel); its trampoline, sites and
+    callers are checked like any site's."""
+    e = info.entry
+    if e.kind != abi.DYNCALL_KIND_INLINE:
+        return True
+    where = f"inline guard entry #{e.index}"
+    if info.op_kind not in (abi.DYNCALL_KIND_CALL, abi.DYNCALL_KIND_TAIL):
+        ctx.err("DC033", e.addr, f"{where} does not follow a call or tail site entry", info)
+        return False
+    if e.flags & RES:
+        ctx.err("DC033", e.addr, f"{where} is flagged RESOLVED", info)
+        return False
+    img, lit = ctx.image, e.keycell
+    pv = img.pointer(lit)
+    if lit % 8 or not img.is_writable(lit, 8) or img.in_relro(lit, 8):
+        msg = f"literal 0x{lit:x} of {where} is not an aligned 8-byte slot of writable data outside RELRO"
+        ctx.err("DC033", lit, msg, info)
+        return False
+    if not pv.known or pv.value != lit:
+        have = f"0x{pv.value:x}" if pv.known else (pv.symbol or "unknown")
+        msg = f"literal 0x{lit:x} of {where} holds {have}, not its own address (the sentinel)"
+        ctx.err("DC033", lit, msg, info)
+        return False
+    info.lit = lit
+    return True
 
 
 # -- trampoline ---------------------------------------------------------------
@@ -346,11 +382,11 @@ def site_instruction(ctx: SiteContext, info: SiteInfo) -> bool:
     if not e.site:
         return True
     br = ctx.fast_sites[e.index] or be.decode_site(e.site)
-    want = be.site_op(e.kind)
+    want = be.site_op(info.site_kind)
     if br is None or br.op != want:
         msg = (
             f"site is `{be.describe(e.site)}`, expected `{be.op_names[want]}`"
-            f" for a {abi.KIND_NAMES[e.kind]} entry"
+            f" for a {abi.KIND_NAMES[info.site_kind]} entry"
         )
         ctx.err("DC021", e.site, msg, info)
         return False
@@ -463,12 +499,12 @@ def callers_patchable(ctx: SiteContext, cs: Callers) -> None:
     meets the arch's conditions on a site."""
     be = ctx.backend
     for tramp, info in cs.to_discover.items():
-        want = be.site_op(info.entry.kind)
+        want = be.site_op(info.site_kind)
         for b in info.callers:
             if not b.patchable or b.op != want:
                 msg = (
                     f"`{be.describe(b.addr)}` reaches trampoline 0x{tramp:x}"
-                    f" but a {abi.KIND_NAMES[info.entry.kind]} entry expects `{be.op_names[want]}`:"
+                    f" but a {abi.KIND_NAMES[info.site_kind]} entry expects `{be.op_names[want]}`:"
                     " the runtime patches the trampoline, not this branch, so calls through it"
                     " cost one extra direct jump (branch -> trampoline -> target) and it is never"
                     " a direct call"

@@ -236,6 +236,12 @@ def d_resolved_not_exec(m: Mutable) -> None:
     m.set_site(1, OFF_FLAGS, "H", info.entry.flags | E.DYNCALL_SITE_RESOLVED)
 
 
+def d_inline_no_sentinel(m: Mutable) -> None:
+    # entry 1 relabelled an inline guard: its keycell (a key cell, RELRO,
+    # holding the key's address) is no literal holding its own address
+    m.set_site(1, OFF_KIND, "B", E.DYNCALL_KIND_INLINE)
+
+
 CASES: list[tuple[str, str, Callable[[Mutable], None], str]] = [
     ("DC001", "gcc-pie", d_version, "version"),
     ("DC002", "gcc-pie", d_table_size, "table size"),
@@ -261,6 +267,7 @@ CASES: list[tuple[str, str, Callable[[Mutable], None], str]] = [
     ("DC030", "gcc-pie", d_dup_site, "duplicate site"),
     ("DC031", "gcc-pie", d_dup_tramp, "shared trampoline"),
     ("DC032", "gcc-pie", d_overlap, "overlapping trampolines"),
+    ("DC033", "gcc-pie", d_inline_no_sentinel, "inline guard without its literal"),
     ("DC040", "gcc-pie", d_keycell_readonly, "key cell in .rodata"),
     ("DC041", "clang-nopie", d_key_readonly, "key in .rodata"),
     ("DC042", "gcc-pie", d_no_key_entry, "key cell without entry"),

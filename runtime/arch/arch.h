@@ -86,6 +86,10 @@
  * direct and guarded states are the trampoline's. */
 #define ARCH_COND_CALL_VIA_TRAMP 0
 #endif
+#ifndef ARCH_HAS_INLINE
+#define ARCH_HAS_INLINE 0 /* inline guards (DYNCALL_KIND_INLINE) set */
+#endif
+
 #ifndef ARCH_HAS_DISCOVERY
 #define ARCH_HAS_DISCOVERY 1 /* Clang CALL sites are discovered at run time */
 #endif

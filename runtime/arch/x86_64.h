@@ -17,6 +17,7 @@
 #define ARCH_FENTRY_JF_NEAR_FN 1 /* jump functions beside their function   */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_HAS_COND 1        /* COND sites: e8 <rel32> <-> 5-byte NOP  */
+#define ARCH_HAS_INLINE 1      /* inline guards (DYNCALL_KIND_INLINE)     */
 #define ARCH_HAS_HOOKS 1       /* hook-list jump functions: x86_64_hooks.c */
 #define ARCH_HOOKS_JF_ALIGN 64 /* a jump function starts a cache line      */
 

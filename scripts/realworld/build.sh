@@ -16,6 +16,7 @@
 #           pgo          clang only: retpoline + -fprofile-use (profile of the pgo-gen build)
 #           pgo-dyncall  clang only: dyncall + the profile of the pgo-gen-dyncall build
 #           wp           retpoline + dyncall-cc --dyncall-whole-program, UNMODIFIED sources
+#           wp-noig      wp without the inline guard (--dyncall-no-inline-guard)
 #           pgo-wp       clang only: wp + the profile of pgo
 #           pgo-gen      clang only: the instrumented build (-fprofile-generate) pgo and pgo-wp use
 #           pgo-gen-dyncall  clang only: the instrumented dyncall build (annotated
@@ -52,7 +53,7 @@ case $compiler in
 esac
 command -v "$compiler" >/dev/null || { echo "realworld: $compiler not found" >&2; exit 2; }
 case $variant in
-  plain|plain-nojt|retpoline|dyncall|wp) ;;
+  plain|plain-nojt|retpoline|dyncall|wp|wp-noig) ;;
   pgo|pgo-dyncall|pgo-wp|pgo-gen|pgo-gen-dyncall)
     [ $kind = clang ] || { echo "realworld: variant $variant is Clang-only (IR PGO)" >&2; exit 2; } ;;
   *) usage ;;
@@ -73,7 +74,7 @@ amal=$rw/sqlite3-amalgamation
 # dyncall=1: built through dyncall-cc; annotated=1: from the annotated copy
 # (the whole-program variants wp and pgo-wp compile the unmodified sources).
 dyncall=0 annotated=0
-case $variant in dyncall|pgo-dyncall|pgo-gen-dyncall) dyncall=1 annotated=1 ;; wp|pgo-wp) dyncall=1 ;; esac
+case $variant in dyncall|pgo-dyncall|pgo-gen-dyncall) dyncall=1 annotated=1 ;; wp|wp-noig|pgo-wp) dyncall=1 ;; esac
 if [ $annotated = 1 ]; then
   "$here/annotate.py" --build "$build" --compiler "$compiler"
   sqlite_dir=$rw/annotated/$compiler/sqlite3 expat_dir=$rw/annotated/$compiler/expat
@@ -107,6 +108,7 @@ case $variant in
   pgo-gen|pgo-gen-dyncall) flags+=("${retpoline[@]}" "-fprofile-generate=$out/profiles") ;;
   pgo|pgo-dyncall) flags+=("${retpoline[@]}") ;;  # + -fprofile-use per program
   wp) flags+=(--dyncall-whole-program "${retpoline[@]}") ;;
+  wp-noig) flags+=(--dyncall-whole-program --dyncall-no-inline-guard "${retpoline[@]}") ;;
   pgo-wp) flags+=(--dyncall-whole-program "${retpoline[@]}") ;;  # + -fprofile-use
 esac
 cxx=${compiler/clang-/clang++-}; cxx=${cxx/gcc-/g++-}

@@ -1,6 +1,6 @@
-// Checks the machine code of whole-program sites per arch: the loaded pointer goes to the static-chain register (x86_64 r10, aarch64 x18, ppc64le r11), the call or tail branch targets the site's trampoline (ppc64le: `bl; nop`, no sibcall), as for any dyncall site.
+// Checks the machine code of whole-program sites per arch: the loaded pointer goes to the static-chain register (x86_64 r10, aarch64 x18, ppc64le r11), the call or tail branch targets the site's trampoline (ppc64le: `bl; nop`, no sibcall), as for any dyncall site. (x86-64 with -dyncall-inline-guard=0: the inline guard is x86_64-inline-guard-asm.c)
 // REQUIRES: dyncall-pass
-// RUN: %dyncall_clang --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,X86_64
+// RUN: %dyncall_clang --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -mllvm -dyncall-inline-guard=0 -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,X86_64
 // RUN: %dyncall_clang --target=aarch64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64
 // RUN: %dyncall_clang --target=powerpc64le-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE
 

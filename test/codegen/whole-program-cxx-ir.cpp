@@ -1,6 +1,6 @@
 // Checks whole-program mode on C++ in the IR (x86_64, aarch64, ppc64le): a virtual call, a call through a pointer to member function (virtual or not: one call through the resolved pointer) and an indirect call that may throw (an `invoke`, keeping its unwind edge) each become a guarded whole-program site with `this` after the `nest` callee.
 // REQUIRES: dyncall-pass
-// RUN: %dyncall_clangxx --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefixes=CHECK,X86_64
+// RUN: %dyncall_clangxx --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -mllvm -dyncall-inline-guard=0 -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefixes=CHECK,X86_64
 // RUN: %dyncall_clangxx --target=aarch64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64
 // RUN: %dyncall_clangxx --target=powerpc64le-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE
 // RUN: %dyncall_clangxx --target=x86_64-linux-gnu -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O0 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=O0

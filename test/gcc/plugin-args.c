@@ -33,6 +33,6 @@ void store(int (*f)(int)) { k2 = f; }
 // DISABLE: jmp *%rax
 // DISABLE-NOT: __dyncall
 
-// UNKNOWN: error: dyncall_gcc: unknown plugin argument '-fplugin-arg-dyncall_gcc-bogus' (expected 'disable', 'verbose', 'prologues' or 'whole-program[=<filter file>]')
-// UNKNOWN11: error: dyncall_gcc11: unknown plugin argument '-fplugin-arg-dyncall_gcc11-bogus' (expected 'disable', 'verbose', 'prologues' or 'whole-program[=<filter file>]')
+// UNKNOWN: error: dyncall_gcc: unknown plugin argument '-fplugin-arg-dyncall_gcc-bogus' (expected 'disable', 'verbose', 'prologues', 'no-inline-guard' or 'whole-program[=<filter file>]')
+// UNKNOWN11: error: dyncall_gcc11: unknown plugin argument '-fplugin-arg-dyncall_gcc11-bogus' (expected 'disable', 'verbose', 'prologues', 'no-inline-guard' or 'whole-program[=<filter file>]')
 // VALUE: error: dyncall_gcc: unknown plugin argument '-fplugin-arg-dyncall_gcc-verbose=yes'

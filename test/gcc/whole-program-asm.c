@@ -1,29 +1,29 @@
-// Checks the exact x86-64 assembly of whole-program mode (-fplugin-arg-dyncall_gcc-whole-program) at -O0..-O3/-Os, with -mindirect-branch=thunk + PIE, -fcf-protection and GCC 11: each converted shape (field, local, parameter, array element, returned pointer, cast, tail call) is a site of the unit's whole-program key (TYPE_KEY, never FRESH), a call through an annotated key keeps its key, and each skipped kind (a known function, ms_abi, every call under -mabi=ms but sysv_abi ones, a call with a static chain, a constant address) stays as it was, with its note; (whole-program-direct.c: calls that GCC makes direct later).
+// Checks the exact x86-64 assembly of whole-program mode (-fplugin-arg-dyncall_gcc-whole-program) at -O0..-O3/-Os, with -mindirect-branch=thunk + PIE, -fcf-protection and GCC 11: each converted shape (field, local, parameter, array element, returned pointer, cast, tail call) is a site of the unit's whole-program key (TYPE_KEY, never FRESH), a call through an annotated key keeps its key, and each skipped kind (a known function, ms_abi, every call under -mabi=ms but sysv_abi ones, a call with a static chain, a constant address) stays as it was, with its note; (whole-program-direct.c: calls that GCC makes direct later). (with -no-inline-guard: the inline guard is x86_64-inline-guard-asm.c)
 // REQUIRES: gcc-plugin, x86_64
 // (gcc-plugin: needs dyncall_gcc.so; x86_64: the host GCC's target)
-// RUN: %dyncall_gcc -O0 %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,O0,NOTAIL
-// RUN: %dyncall_gcc -O1 %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,NOTAIL,KNOWN
-// RUN: %dyncall_gcc -O2 %gcc_arg-whole-program -S %s -o %t.O2.s
+// RUN: %dyncall_gcc -O0 %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,O0,NOTAIL
+// RUN: %dyncall_gcc -O1 %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,NOTAIL,KNOWN
+// RUN: %dyncall_gcc -O2 %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o %t.O2.s
 // RUN: FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,OPT,TAIL,KNOWN,SKIP-PLAIN < %t.O2.s
 // RUN: FileCheck %s --check-prefixes=MOD,SLOW < %t.O2.s
-// RUN: %dyncall_gcc -O3 %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,OPT,TAIL,KNOWN
-// RUN: %dyncall_gcc -Os %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,TAIL,KNOWN
-// RUN: %dyncall_gcc -O2 -fPIE -mindirect-branch=thunk %gcc_arg-whole-program -S %s -o %t.thunk.s
+// RUN: %dyncall_gcc -O3 %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,OPT,TAIL,KNOWN
+// RUN: %dyncall_gcc -Os %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,TAIL,KNOWN
+// RUN: %dyncall_gcc -O2 -fPIE -mindirect-branch=thunk %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o %t.thunk.s
 // RUN: FileCheck %s -DFLAGS=6 --check-prefixes=CHECK,OPT,TAIL,KNOWN,SKIP-THUNK < %t.thunk.s
 // RUN: FileCheck %s --check-prefixes=MOD,RETP < %t.thunk.s
-// RUN: %dyncall_gcc -O2 -fcf-protection %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=18 --check-prefixes=CHECK,OPT,TAIL,KNOWN
-// RUN: %if gcc11-plugin %{ %dyncall_gcc11 -O2 %gcc11_arg-whole-program -S %s -o %t.11.s %}
+// RUN: %dyncall_gcc -O2 -fcf-protection %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o - | FileCheck %s -DFLAGS=18 --check-prefixes=CHECK,OPT,TAIL,KNOWN
+// RUN: %if gcc11-plugin %{ %dyncall_gcc11 -O2 %gcc11_arg-no-inline-guard %gcc11_arg-whole-program -S %s -o %t.11.s %}
 // RUN: %if gcc11-plugin %{ FileCheck %s -DFLAGS=2 --check-prefixes=CHECK,TAIL,KNOWN < %t.11.s %}
 // RUN: %if gcc11-plugin %{ FileCheck %s --check-prefixes=MOD,SLOW < %t.11.s %}
 // The notes (-fplugin-arg-...-verbose) and -fopt-info.
-// RUN: %dyncall_gcc -O2 %gcc_arg-whole-program %gcc_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTE
-// RUN: %dyncall_gcc -O2 %gcc_arg-whole-program -fopt-info-missed -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSED
+// RUN: %dyncall_gcc -O2 %gcc_arg-no-inline-guard %gcc_arg-whole-program %gcc_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTE
+// RUN: %dyncall_gcc -O2 %gcc_arg-no-inline-guard %gcc_arg-whole-program -fopt-info-missed -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSED
 // -mabi=ms: every call is ms_abi but those through sysv_abi pointers.
-// RUN: %dyncall_gcc -O2 -mabi=ms %gcc_arg-whole-program %gcc_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MSABI
-// RUN: %if gcc11-plugin %{ %dyncall_gcc11 -O2 -mabi=ms %gcc11_arg-whole-program %gcc11_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MSABI %}
+// RUN: %dyncall_gcc -O2 -mabi=ms %gcc_arg-no-inline-guard %gcc_arg-whole-program %gcc_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MSABI
+// RUN: %if gcc11-plugin %{ %dyncall_gcc11 -O2 -mabi=ms %gcc11_arg-no-inline-guard %gcc11_arg-whole-program %gcc11_arg-verbose -S %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=MSABI %}
 // Without the argument, or with `disable`, no indirect call is touched.
 // RUN: %dyncall_gcc -O2 -S %s -o - | FileCheck %s --check-prefix=OFF
-// RUN: %dyncall_gcc -O2 %gcc_arg-disable %gcc_arg-whole-program -S %s -o - | FileCheck %s --check-prefix=OFF
+// RUN: %dyncall_gcc -O2 %gcc_arg-disable %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o - | FileCheck %s --check-prefix=OFF
 // OFF-NOT: __dyncall_wpkey
 // OFF-NOT: (indirect call)
 

@@ -1,13 +1,13 @@
 // Checks the exact assembly of whole-program mode for C++ on x86-64, aarch64 and ppc64le at -O2: a virtual call (OBJ_TYPE_REF), a call through a pointer to member function (virtual or not: both paths reach one site) and a virtual tail call (jmp/b to the trampoline; ppc64le: bl; nop, never a sibcall) are sites of the whole-program key; the verbose notes; -O0 and GCC 11 convert the same calls.
 // REQUIRES: gcc-plugin, x86_64
 // (gcc-plugin: needs dyncall_gcc.so; x86_64: the host GCC's target; the cross blocks run when their plugin exists)
-// RUN: %dyncall_gxx -O2 %gcc_arg-whole-program %gcc_arg-verbose -S %s -o %t.s 2> %t.notes
+// RUN: %dyncall_gxx -O2 %gcc_arg-no-inline-guard %gcc_arg-whole-program %gcc_arg-verbose -S %s -o %t.s 2> %t.notes
 // RUN: FileCheck %s --check-prefixes=CHECK,X86_64 < %t.s
 // RUN: FileCheck %s --check-prefix=NOTE < %t.notes
-// RUN: %dyncall_gxx -O0 %gcc_arg-whole-program -S %s -o - | FileCheck %s --check-prefix=O0
-// RUN: %if gcc11-plugin %{ %dyncall_gxx11 -O2 %gcc11_arg-whole-program -S %s -o - | FileCheck %s --check-prefixes=CHECK,X86_64 %}
-// RUN: %if gcc-plugin-aarch64 %{ aarch64-linux-gnu-g++-12 -fplugin=%plugin_dir/aarch64-linux-gnu/dyncall_gcc.so %gcc_arg-whole-program -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64 %}
-// RUN: %if gcc-plugin-ppc64le %{ powerpc64le-linux-gnu-g++-12 -fplugin=%plugin_dir/powerpc64le-linux-gnu/dyncall_gcc.so %gcc_arg-whole-program -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE %}
+// RUN: %dyncall_gxx -O0 %gcc_arg-no-inline-guard %gcc_arg-whole-program -S %s -o - | FileCheck %s --check-prefix=O0
+// RUN: %if gcc11-plugin %{ %dyncall_gxx11 -O2 %gcc11_arg-no-inline-guard %gcc11_arg-whole-program -S %s -o - | FileCheck %s --check-prefixes=CHECK,X86_64 %}
+// RUN: %if gcc-plugin-aarch64 %{ aarch64-linux-gnu-g++-12 -fplugin=%plugin_dir/aarch64-linux-gnu/dyncall_gcc.so %gcc_arg-no-inline-guard %gcc_arg-whole-program -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,AARCH64 %}
+// RUN: %if gcc-plugin-ppc64le %{ powerpc64le-linux-gnu-g++-12 -fplugin=%plugin_dir/powerpc64le-linux-gnu/dyncall_gcc.so %gcc_arg-no-inline-guard %gcc_arg-whole-program -O2 -S %s -o - | FileCheck %s --check-prefixes=CHECK,PPC64LE %}
 
 namespace ns {
 struct Base {

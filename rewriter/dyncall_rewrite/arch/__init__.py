@@ -267,6 +267,7 @@ class Backend(ABC):
     # Conditional sites (DYNCALL_KIND_COND, docs/hooks.md): their trampoline
     # and run-time NOP exist for this arch (x86-64, aarch64, ppc64le).
     has_cond: bool = False
+    has_inline: bool = False  # inline guards (DYNCALL_KIND_INLINE)
     # Is a const key's link-time target that the trampoline's branch cannot
     # reach an error (DC050)?  x86-64: yes (one image, rel32).  aarch64 and
     # ppc64le: no, the runtime goes through a far stub; only a RESOLVED

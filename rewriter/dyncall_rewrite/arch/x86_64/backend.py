@@ -98,6 +98,7 @@ class X86_64(Backend):
     site_size = BRANCH_SIZE
     tramp_pad = len(TRAMP_PAD)
     has_cond = True
+    has_inline = True
 
     def __init__(self, image: Image) -> None:
         super().__init__(image)
