@@ -1108,6 +1108,73 @@ out:
 	return b->status;
 }
 
+/* Step t as pieces (out[0..return)): a non-atomic step that crosses a
+ * page is written page by page. */
+static int step_pieces(const struct arch_step *t, uintptr_t pm,
+		       struct arch_step out[2])
+{
+	uintptr_t end = t->addr + t->len;
+	size_t k = 0;
+
+	out[0] = *t;
+	if (!t->atomic && ((t->addr ^ (end - 1)) & ~pm))
+		k = ((end - 1) & ~pm) - t->addr; /* bytes on page 1 */
+	if (!k)
+		return 1;
+	out[0].len = (uint8_t)k;
+	out[1] = *t;
+	out[1].addr = t->addr + k;
+	out[1].len = (uint8_t)(t->len - k);
+	memmove(out[1].bytes, t->bytes + k, t->len - k);
+	return 2;
+}
+
+/* The writer of a piece: /proc/self/mem is one aligned 32-bit copy at
+ * most, so an atomic 64-bit step (a function-entry slot) needs a store;
+ * on x86-64 it copies in any order, and pick_writer only returns W_MEM
+ * when every step is one aligned 32-bit copy. */
+static int piece_writer(const struct arch_step *s)
+{
+	int w = pick_writer(s->addr, s->len);
+
+	if (w == W_MEM && s->atomic && s->len > 4)
+		w = (writers & DC_WRITE_PROT) ? W_PROT : W_NONE;
+	return w;
+}
+
+/* dc_text_steps without scratch when no piece is left to mprotect (the
+ * usual case: aliases): the writers are picked first for all (an alias
+ * made then copies the page as it is before any of these writes, as in
+ * the general path), then the pieces written in order.  False, nothing
+ * written: some piece needs mprotect. */
+static bool steps_direct(const struct arch_step *steps, size_t n, bool *ok,
+			 size_t *np, size_t *refused)
+{
+	uintptr_t pm = page_size() - 1;
+	struct arch_step p[2];
+
+	for (size_t i = 0; i < n; i++)
+		for (int j = 0, k = step_pieces(&steps[i], pm, p); j < k; j++)
+			if (piece_writer(&p[j]) == W_PROT)
+				return false;
+	for (size_t i = 0; i < n; i++) {
+		int k = step_pieces(&steps[i], pm, p);
+
+		if (ok)
+			ok[i] = true;
+		for (int j = 0; j < k; j++) {
+			int w = piece_writer(&p[j]);
+			bool done = w != W_NONE && do_step(&p[j], w);
+
+			if (!done && ok)
+				ok[i] = false;
+			*refused += !done;
+			++*np;
+		}
+	}
+	return true;
+}
+
 /*
  * Stores on live text outside the branch machinery (function-entry
  * patching, prologue.c): every step through the preferred writer, atomic
@@ -1133,6 +1200,12 @@ size_t dc_text_steps(const struct arch_step *steps, size_t n, bool *ok)
 	if (!n)
 		return 0;
 	check_fork();
+	if (steps_direct(steps, n, ok, &np, &refused)) {
+		DC_STAT_ADD(patches, np - refused);
+		if (refused)
+			DC_STAT_ADD(refused, refused);
+		return refused;
+	}
 	if (n > 8) {
 		/* pieces (2n), their owners and writers, 3 x 2n page words */
 		size = 2 * n * (sizeof(*s) + sizeof(*owner) + 1 +
@@ -1150,34 +1223,15 @@ size_t dc_text_steps(const struct arch_step *steps, size_t n, bool *ok)
 	lo = pages + 2 * n;
 	hi = lo + 2 * n;
 	for (size_t i = 0; i < n; i++) {
-		const struct arch_step *t = &steps[i];
-		uintptr_t end = t->addr + t->len;
-		size_t k = 0;
+		int k = step_pieces(&steps[i], pm, &s[np]);
 
 		if (ok)
 			ok[i] = true;
-		if (!t->atomic && ((t->addr ^ (end - 1)) & ~pm))
-			k = ((end - 1) & ~pm) - t->addr; /* bytes on page 1 */
-		s[np] = *t;
-		owner[np++] = (uint32_t)i;
-		if (k) {
-			s[np - 1].len = (uint8_t)k;
-			s[np] = *t;
-			s[np].addr = t->addr + k;
-			s[np].len = (uint8_t)(t->len - k);
-			memmove(s[np].bytes, t->bytes + k, t->len - k);
+		for (int j = 0; j < k; j++)
 			owner[np++] = (uint32_t)i;
-		}
 	}
 	for (size_t i = 0; i < np; i++) {
-		w[i] = (uint8_t)pick_writer(s[i].addr, s[i].len);
-		/* /proc/self/mem is one aligned 32-bit copy at most: an
-		 * atomic 64-bit step (a function-entry slot) needs a store */
-		if (w[i] == W_MEM && s[i].atomic && s[i].len > 4)
-			w[i] = (writers & DC_WRITE_PROT) ? W_PROT : W_NONE;
-		/* /proc/self/mem copies in any order on x86-64: not for an
-		 * atomic step there (pick_writer only returns W_MEM when
-		 * every step is one aligned 32-bit copy) */
+		w[i] = (uint8_t)piece_writer(&s[i]);
 		if (w[i] != W_PROT)
 			continue;
 		add_page(pages, &npages, s[i].addr & ~pm);

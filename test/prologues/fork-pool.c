@@ -1,13 +1,15 @@
-// Checks that jump functions written after fork stay each process's own: the pool of generated code is a memfd written through its own alias from the start (runtime/patch.c dc_text_code_map), so after fork both processes must move to fresh memfds before their next write.  Parent and child each hook a different function with a different handler; their jump functions land at the same pool address in both processes (the pool was copied by fork), the child's written first, the parent's after it.  Each then calls its function: with a shared memfd the child would run the parent's jump function (the parent's handler, then the parent's function's body).  Also with the alias writer alone, and with mprotect alone (the pool is then plain anonymous memory, written through mprotect).
+// Checks that jump functions written after fork stay each process's own: the pool of generated code is a memfd written through its own alias from the start (runtime/patch.c dc_text_code_map), so after fork both processes must move to fresh memfds before their next write.  Parent and child each hook a different function with a different handler; their jump functions land at the same pool address in both processes (the pool was copied by fork), the child's written first, the parent's after it.  Each then calls its function: with a shared memfd the child would run the parent's jump function (the parent's handler, then the parent's function's body).  Also with the alias writer alone, and with mprotect alone (the pool is then plain anonymous memory, written through mprotect); /proc/self/maps shows which backs the jump function.
 // REQUIRES: x86_64, dyncall-runtime
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.gcc | FileCheck %s
-// RUN: %t.clang | FileCheck %s
-// RUN: env DYNCALL_TEXT_WRITE=alias %t.gcc | FileCheck %s
-// RUN: env DYNCALL_TEXT_WRITE=mprotect %t.clang | FileCheck %s
+// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,MEMFD
+// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,MEMFD
+// RUN: env DYNCALL_TEXT_WRITE=alias %t.gcc | FileCheck %s --check-prefixes=CHECK,MEMFD
+// RUN: env DYNCALL_TEXT_WRITE=mprotect %t.clang | FileCheck %s --check-prefixes=CHECK,ANON
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +51,35 @@ static void h_parent(void *fn, void *ret, void *data, struct dyncall_regs *r)
 	(void)ret, (void)r;
 }
 
+/* The jump function Q (f - 8: 90 90 90 e9 <rel32>) leads to, and what
+ * /proc/self/maps says maps it: the pool's memfd, or anonymous memory. */
+static const char *jf_backing(void *f)
+{
+	const uint8_t *q = (const uint8_t *)f - 8;
+	uintptr_t jf, lo, hi;
+	int32_t rel;
+	char line[512];
+	const char *what = "not found";
+	FILE *maps;
+
+	if (q[3] != 0xe9)
+		return "no jump";
+	memcpy(&rel, q + 4, 4);
+	jf = (uintptr_t)q + 8 + rel;
+	maps = fopen("/proc/self/maps", "r");
+	while (maps && fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && jf >= lo &&
+		    jf < hi) {
+			what = strstr(line, "/memfd:dyncall-text") ? "memfd" :
+			       strchr(line, '/')		     ? "a file" :
+								       "anonymous";
+			break;
+		}
+	if (maps)
+		fclose(maps);
+	return what;
+}
+
 static void must_rw(int ok)
 {
 	if (!ok) {
@@ -70,6 +101,9 @@ int main(void)
 	printf("before fork: %d", dyncall_fn_hook(f_a, h_a, NULL));
 	printf(" -> %ld", pa(1));
 	printf(" a %ld\n", seen_a);
+	// MEMFD-NEXT: jump function in memfd
+	// ANON-NEXT: jump function in anonymous
+	printf("jump function in %s\n", jf_backing((void *)f_a));
 	fflush(stdout);
 	must_rw(!pipe(to_parent) && !pipe(to_child));
 	pid = fork();
