@@ -316,11 +316,11 @@ int dyncall_fn_hook(void *fn, dyncall_fn_handler handler, void *data);
  * argument registers need no saving for this handler, because fn takes
  * no argument in them (no float, double or vector parameter, not
  * variadic) or because the handler, and all it calls, leaves them alone
- * (e.g. compiled with -mgeneral-regs-only); regs->vec is then not filled
- * in and writing it has no effect.  When every handler of fn has the
- * flag, x86-64 leaves the xmm0-7 saves out of the jump function and
- * aarch64 the q0-q7 saves out of the trampoline; ppc64le saves its
- * vector registers anyway.  Another flag: DYNCALL_ERR_INVAL. */
+ * (e.g. compiled with -mgeneral-regs-only); regs->vec (ppc64le: also
+ * regs->fpr) is then not filled in and writing it has no effect.  When
+ * every handler of fn has the flag, x86-64 leaves the xmm0-7 saves out of
+ * the jump function, aarch64 the q0-q7 saves and ppc64le the f1-f13 and
+ * v2-v13 saves out of the trampoline.  Another flag: DYNCALL_ERR_INVAL. */
 #define DYNCALL_FN_NO_VEC 1u
 int dyncall_fn_hook_flags(void *fn, dyncall_fn_handler handler, void *data,
 			  unsigned flags);
@@ -342,6 +342,11 @@ void *dyncall_fn_find(const char *name);
  * they can. */
 int dyncall_fn_hook_batch(void *const *fns, __SIZE_TYPE__ n,
 			  dyncall_fn_handler handler, void *data);
+/* dyncall_fn_hook_batch with the flags of dyncall_fn_hook_flags (the same
+ * flags for every function of the batch). */
+int dyncall_fn_hook_batch_flags(void *const *fns, __SIZE_TYPE__ n,
+				dyncall_fn_handler handler, void *data,
+				unsigned flags);
 int dyncall_fn_unhook_batch(void *const *fns, __SIZE_TYPE__ n,
 			    dyncall_fn_handler handler);
 int dyncall_fn_restore_batch(void *const *fns, __SIZE_TYPE__ n);

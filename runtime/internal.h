@@ -164,6 +164,7 @@ extern struct dc_stats dc_stats DC_HIDDEN;
 /* --- mem.c: signal-safe allocation (mmap-backed bump + free lists) --- */
 void *dc_alloc(size_t size) DC_HIDDEN; /* zeroed, never NULL-checked-free */
 void dc_free(void *p, size_t size) DC_HIDDEN;
+void *dc_alloc_scratch(size_t size) DC_HIDDEN; /* not zeroed */
 
 /* --- registry.c --- */
 struct dc_key *dc_key_find(const void *id) DC_HIDDEN;
@@ -228,6 +229,12 @@ enum { DC_WRITE_ALIAS = 1, DC_WRITE_MEM = 2, DC_WRITE_PROT = 4 };
 void dc_text_init(unsigned allowed) DC_HIDDEN;
 void dc_text_forked(void) DC_HIDDEN;
 void dc_text_forget(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
+/* Fresh code memory written through an alias from the start (patch.c):
+ * [at, at + len), mapped already, becomes R-X from a new memfd with its
+ * RW view registered; 0 or an error (the mapping is then unchanged). */
+int dc_text_code_map(uintptr_t at, size_t len) DC_HIDDEN;
+/* Make the pages of [lo, hi) of such memory present in both views. */
+void dc_text_prefault(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 
 /* --- stubs.c: executable memory near the sites --- */
 enum dc_stub_flavor {

@@ -55,15 +55,22 @@
 DC_HIDDEN __thread int dc_fentry_busy
 	__attribute__((tls_model("initial-exec")));
 
-/* One generated jump function, cached per function. */
+/* One generated jump function, cached per function: its handlers in
+ * hd[0..n) and their data in hd[n..2n) (sized to n: 10,000 records of
+ * 16 handlers each were 5 MB of fresh pages for one batch). */
 struct dc_jf {
 	struct dc_jf *next;
 	uintptr_t code;
 	uintptr_t resume;
 	unsigned n;
 	bool vec; /* saves the vector argument registers */
-	uintptr_t h[DYNCALL_FN_MAX_HANDLERS], d[DYNCALL_FN_MAX_HANDLERS];
+	uintptr_t hd[];
 };
+
+static size_t jf_rec_size(unsigned n)
+{
+	return sizeof(struct dc_jf) + 2 * n * sizeof(uintptr_t);
+}
 
 struct dc_fmod;
 
@@ -124,7 +131,10 @@ static size_t fn_hash_cap;
 #define POOL_MAX 64
 #define POOL_REACH (1UL << 30) /* well inside a rel32's +-2 GiB */
 #define POOL_HINTS 16
+#define POOL_PREFAULT (128UL << 10) /* pages made present at a time */
 static uintptr_t pool_lo[POOL_MAX], pool_cur[POOL_MAX];
+static uintptr_t pool_pop[POOL_MAX]; /* memfd chunks: present below it */
+static bool pool_fd[POOL_MAX]; /* written through its own alias */
 static unsigned pool_n;
 
 static bool pool_near(uintptr_t chunk, uintptr_t near)
@@ -188,10 +198,37 @@ static uintptr_t pool_get(size_t size, uintptr_t near)
 			return 0;
 		c = pool_n++;
 		pool_lo[c] = at;
+		/* an alias of its own from the start (the writers allowing):
+		 * no copy of empty pages, no memfd per 64 KiB */
+		pool_fd[c] = !dc_text_code_map(at, POOL_CHUNK);
+		pool_pop[c] = at;
+	}
+	if (pool_fd[c] && at + size > pool_pop[c]) {
+		uintptr_t hi = (at + size + POOL_PREFAULT - 1) &
+			       ~(POOL_PREFAULT - 1);
+
+		hi = hi < pool_lo[c] + POOL_CHUNK ? hi :
+						    pool_lo[c] + POOL_CHUNK;
+		dc_text_prefault(pool_pop[c], hi);
+		pool_pop[c] = hi;
 	}
 	pool_cur[c] = at + size;
 	DC_STAT_ADD(stubs, 1);
 	return at;
+}
+
+/* The block at `at` just taken with pool_get(size) needs only len bytes:
+ * the rest goes back (the worst case of a jump function is the far form
+ * with the vector saves; most are near and many have none). */
+static void pool_trim(uintptr_t at, size_t size, size_t len)
+{
+	size = (size + 15) & ~(size_t)15;
+	len = (len + 15) & ~(size_t)15;
+	for (unsigned c = pool_n; c-- > 0;)
+		if (pool_cur[c] == at + size && len <= size) {
+			pool_cur[c] = at + len;
+			return;
+		}
 }
 
 static bool in_pool(uintptr_t lo, uintptr_t hi)
@@ -229,31 +266,34 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	size_t len;
 	bool vec = want_vec(f);
 
+	unsigned n = f->w.nh;
+
 	for (j = f->jfs; j; j = j->next)
-		if (j->resume == resume && j->n == f->w.nh && j->vec == vec &&
-		    !memcmp(j->h, f->w.h, f->w.nh * sizeof(f->w.h[0])) &&
-		    !memcmp(j->d, f->w.d, f->w.nh * sizeof(f->w.d[0])))
+		if (j->resume == resume && j->n == n && j->vec == vec &&
+		    !memcmp(j->hd, f->w.h, n * sizeof(f->w.h[0])) &&
+		    !memcmp(j->hd + n, f->w.d, n * sizeof(f->w.d[0])))
 			return j->code;
-	if (arch_fentry_jf_size(f->w.nh) > sizeof(buf))
+	if (arch_fentry_jf_size(n) > sizeof(buf))
 		return 0;
 	code_err = DYNCALL_ERR_NOMEM;
-	at = pool_get(arch_fentry_jf_size(f->w.nh),
+	at = pool_get(arch_fentry_jf_size(n),
 		      ARCH_FENTRY_JF_NEAR_FN ? f->a.func : f->w.h[0]);
-	j = at ? dc_alloc(sizeof(*j)) : NULL;
+	j = at ? dc_alloc(jf_rec_size(n)) : NULL;
 	if (!j)
 		return 0;
-	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, f->w.h, f->w.d,
-				  f->w.nh, vec);
+	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, f->w.h, f->w.d, n,
+				  vec);
+	pool_trim(at, arch_fentry_jf_size(n), len);
 	if (!write_code(buf, len, at)) {
-		dc_free(j, sizeof(*j));
+		dc_free(j, jf_rec_size(n));
 		return 0;
 	}
 	j->code = at;
 	j->resume = resume;
-	j->n = f->w.nh;
+	j->n = n;
 	j->vec = vec;
-	memcpy(j->h, f->w.h, sizeof(j->h));
-	memcpy(j->d, f->w.d, sizeof(j->d));
+	memcpy(j->hd, f->w.h, n * sizeof(f->w.h[0]));
+	memcpy(j->hd + n, f->w.d, n * sizeof(f->w.d[0]));
 	j->next = f->jfs;
 	f->jfs = j;
 	return at;
@@ -849,7 +889,7 @@ static int apply(struct dc_fn **fs, size_t n, int *st)
 	size = n *
 	       (ARCH_FENTRY_SLOT_STEPS * (sizeof(*p.steps) + sizeof(*p.ok)) +
 		sizeof(*p.want) + sizeof(*p.first));
-	p.steps = dc_alloc(size);
+	p.steps = dc_alloc_scratch(size);
 	if (!p.steps)
 		return DYNCALL_ERR_NOMEM;
 	p.want = (uintptr_t *)(p.steps + ARCH_FENTRY_SLOT_STEPS * n);
@@ -969,14 +1009,46 @@ static void op_do(struct dc_fn *f, enum op op, uintptr_t h, uintptr_t d,
 	}
 }
 
+/* The part of f's wanted state a refused change rolls back, packed into
+ * u: nh, redirect, then (handler, data, flags) per handler; words used.
+ * A batch of 10,000 functions keeps 2 to 5 words each, not a whole
+ * struct dc_fwant (336 bytes: 3.4 MB of fresh pages per batch). */
+static size_t undo_words(const struct dc_fn *f)
+{
+	return 2 + 3 * (size_t)f->w.nh;
+}
+
+static size_t undo_save(const struct dc_fn *f, uintptr_t *u)
+{
+	u[0] = f->w.nh;
+	u[1] = f->w.redirect;
+	for (unsigned k = 0; k < f->w.nh; k++) {
+		u[2 + 3 * k] = f->w.h[k];
+		u[3 + 3 * k] = f->w.d[k];
+		u[4 + 3 * k] = f->w.fl[k];
+	}
+	return undo_words(f);
+}
+
+static void undo_load(struct dc_fn *f, const uintptr_t *u)
+{
+	f->w.nh = (unsigned)u[0];
+	f->w.redirect = u[1];
+	for (unsigned k = 0; k < f->w.nh; k++) {
+		f->w.h[k] = u[2 + 3 * k];
+		f->w.d[k] = u[3 + 3 * k];
+		f->w.fl[k] = (unsigned)u[4 + 3 * k];
+	}
+}
+
 /* Change the state of fns[0..n) by op; returns the first error. */
 static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 		 uintptr_t d, unsigned fl)
 {
 	struct dc_fn *stackf[16], **v = stackf;
-	struct dc_fwant stackold[16], *old = stackold;
+	uintptr_t stacku[16 * 5], *undo = stacku;
 	int stacks[16], *st = stacks, ret = DYNCALL_OK;
-	size_t m = 0, size = 0;
+	size_t m = 0, size = 0, usize = 0, words = 0;
 	sigset_t saved;
 
 	if (!fns || !n)
@@ -986,14 +1058,13 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 #endif
 	state_begin(&saved);
 	if (n > 16) {
-		size = n * (sizeof(*v) + sizeof(*old) + sizeof(*st));
-		v = dc_alloc(size);
+		size = n * (sizeof(*v) + sizeof(*st));
+		v = dc_alloc_scratch(size);
 		if (!v) {
 			dc_unlock(&saved);
 			return DYNCALL_ERR_NOMEM;
 		}
-		old = (struct dc_fwant *)(v + n);
-		st = (int *)(old + n);
+		st = (int *)(v + n);
 	}
 	for (size_t i = 0; i < n; i++) {
 		int s = DYNCALL_OK;
@@ -1009,26 +1080,42 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 		}
 		f->queued = true;
 		v[m++] = f;
+		words += undo_words(f);
 	}
 	/* keep the old state to roll back what a refused write left */
-	for (size_t i = 0; i < m; i++) {
-		old[i] = v[i]->w;
+	if (words > sizeof(stacku) / sizeof(stacku[0])) {
+		usize = words * sizeof(*undo);
+		undo = dc_alloc_scratch(usize);
+		if (!undo) {
+			for (size_t i = 0; i < m; i++)
+				v[i]->queued = false;
+			m = 0;
+			ret = DYNCALL_ERR_NOMEM;
+		}
+	}
+	for (size_t i = 0, at = 0; i < m; i++) {
+		at += undo_save(v[i], undo + at);
 		op_do(v[i], op, h, d, fl);
 	}
 	if (m) {
 		int r = apply(v, m, st);
 
-		for (size_t i = 0; i < m; i++) {
+		for (size_t i = 0, at = 0; i < m; i++) {
+			const uintptr_t *u = undo + at;
+
+			at += 2 + 3 * u[0];
 			v[i]->queued = false;
 			if (!st[i])
 				continue;
 			/* refused: every write is checked before the next
 			 * one, so the function still runs what it ran: its
 			 * old handlers and redirect */
-			v[i]->w = old[i];
+			undo_load(v[i], u);
 		}
 		ret = ret ? ret : r;
 	}
+	if (undo != stacku)
+		dc_free(undo, usize);
 	if (v != stackf)
 		dc_free(v, size);
 	dc_unlock(&saved);
@@ -1070,6 +1157,16 @@ DC_EXPORT int dyncall_fn_hook_batch(void *const *fns, size_t n,
 				    dyncall_fn_handler handler, void *data)
 {
 	return fn_op(fns, n, OP_HOOK, (uintptr_t)handler, (uintptr_t)data, 0);
+}
+
+DC_EXPORT int dyncall_fn_hook_batch_flags(void *const *fns, size_t n,
+					  dyncall_fn_handler handler,
+					  void *data, unsigned flags)
+{
+	if (flags & ~(unsigned)DYNCALL_FN_NO_VEC)
+		return DYNCALL_ERR_INVAL;
+	return fn_op(fns, n, OP_HOOK, (uintptr_t)handler, (uintptr_t)data,
+		     flags);
 }
 
 DC_EXPORT int dyncall_fn_unhook_batch(void *const *fns, size_t n,

@@ -14,6 +14,11 @@
  * r11 (the static chain) and LR, pops its frame and continues at
  * desc->resume with bctr and r12 = resume: the function's body past the
  * entry nop, or a redirect target (its global entry).
+ * dc_fentry_tramp_novec is the same without the f1-f13 and v2-v13 saves,
+ * for jump functions whose handlers were all hooked with
+ * DYNCALL_FN_NO_VEC (the function takes no floating-point or vector
+ * argument, or the handlers leave those registers alone): regs->fpr and
+ * regs->vec are then not filled in, and writing them has no effect.
  */
 #define HDR 96          /* back chain, CR, LR, TOC save, param save area */
 #define REGS HDR        /* struct dyncall_regs                           */
@@ -34,17 +39,20 @@
 
 	.abiversion 2
 	.text
-	.globl	dc_fentry_tramp
-	.hidden	dc_fentry_tramp
-	.type	dc_fentry_tramp, @function
+/* The trampoline; vec 0: without the FPR and VR saves (every handler
+ * hooked with DYNCALL_FN_NO_VEC). */
+	.macro	FENTRY_TRAMP name, vec
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
 	.p2align 4
-dc_fentry_tramp:
+\name:
 	.cfi_startproc
 	stdu	1, -FRAME(1)
 	.cfi_def_cfa_offset FRAME
 	std	2, F_TOC(1)
-	addis	2, 12, (.TOC.-dc_fentry_tramp)@ha
-	addi	2, 2, (.TOC.-dc_fentry_tramp)@l
+	addis	2, 12, (.TOC.-\name)@ha
+	addi	2, 2, (.TOC.-\name)@l
 	std	0, F_DESC(1)
 	mflr	0
 	std	0, FRAME+16(1)
@@ -62,6 +70,7 @@ dc_fentry_tramp:
 	std	29, F_R29(1)
 	std	30, F_R30(1)
 	std	31, F_R31(1)
+	.if \vec
 	stfd	1, REGS+R_FPR+0(1)
 	stfd	2, REGS+R_FPR+8(1)
 	stfd	3, REGS+R_FPR+16(1)
@@ -99,6 +108,7 @@ dc_fentry_tramp:
 	stvx	12, 1, 0
 	li	0, REGS+R_VEC+176
 	stvx	13, 1, 0
+	.endif
 	std	2, 24(1)		/* libdyncall's TOC, across the calls */
 	/* the guard: initial-exec TLS */
 	addis	9, 2, dc_fentry_busy@got@tprel@ha
@@ -138,6 +148,7 @@ dc_fentry_tramp:
 	ld	8, REGS+40(1)
 	ld	9, REGS+48(1)
 	ld	10, REGS+56(1)
+	.if \vec
 	lfd	1, REGS+R_FPR+0(1)
 	lfd	2, REGS+R_FPR+8(1)
 	lfd	3, REGS+R_FPR+16(1)
@@ -175,6 +186,7 @@ dc_fentry_tramp:
 	lvx	12, 1, 0
 	li	0, REGS+R_VEC+176
 	lvx	13, 1, 0
+	.endif
 	ld	11, F_R11(1)
 	ld	29, F_R29(1)
 	ld	30, F_R30(1)
@@ -189,6 +201,10 @@ dc_fentry_tramp:
 	.cfi_def_cfa_offset 0
 	bctr
 	.cfi_endproc
-	.size	dc_fentry_tramp, .-dc_fentry_tramp
+	.size	\name, .-\name
+	.endm
+
+	FENTRY_TRAMP dc_fentry_tramp, 1
+	FENTRY_TRAMP dc_fentry_tramp_novec, 0
 
 	.section .note.GNU-stack,"",@progbits

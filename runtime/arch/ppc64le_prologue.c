@@ -84,6 +84,7 @@
 #define NEAR_CODE 8 /* the stub's code after its slot */
 
 extern const char dc_fentry_tramp[] DC_HIDDEN; /* ppc64le_prologue.S */
+extern const char dc_fentry_tramp_novec[] DC_HIDDEN; /* no FPR, VR saves */
 
 static uint32_t word(uintptr_t a)
 {
@@ -231,7 +232,8 @@ static void put64(uint8_t *p, uint64_t v)
  *           ld r12, 16(r12)          r12 = dc_fentry_tramp (its global
  *           mtctr r12                entry computes libdyncall's TOC)
  *           bctr
- *   +16:    .quad dc_fentry_tramp
+ *   +16:    .quad dc_fentry_tramp (_novec: no FPR and VR saves, when
+ *           every handler was hooked with DYNCALL_FN_NO_VEC)
  *   desc:   .quad resume, fn, n      read by the trampoline
  *           .quad h_0, data_0, h_1, data_1, ...
  *
@@ -251,13 +253,13 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
 			   const uintptr_t *d, unsigned n, bool vec)
 {
-	(void)vec; /* the common trampoline saves FPRs and VRs anyway */
 	(void)at;
 	put32(buf + 0, INSN_ADDI_R0_R12_24);
 	put32(buf + 4, INSN_LD_R12_16);
 	put32(buf + 8, INSN_MTCTR_R12);
 	put32(buf + 12, INSN_BCTR);
-	put64(buf + JF_LIT, (uint64_t)(uintptr_t)dc_fentry_tramp);
+	put64(buf + JF_LIT, (uint64_t)(uintptr_t)(vec ? dc_fentry_tramp :
+							dc_fentry_tramp_novec));
 	put64(buf + JF_DESC, resume);
 	put64(buf + JF_DESC + 8, fn);
 	put64(buf + JF_DESC + 16, n);

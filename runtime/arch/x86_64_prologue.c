@@ -273,21 +273,24 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *   jf:  f3 0f 1e fa                  endbr64        (jmp *slot, far)
  *        64 83 3c 25 <tp> 00          cmpl $0, %fs:tp   dc_fentry_busy
  *        0f 85 <rel32 resume>         jne resume     busy: no handlers
+ *        55 / 48 89 e5                push %rbp; mov %rsp, %rbp
  *        64 c7 04 25 <tp> 01 00 00 00 movl $1, %fs:tp
- *        55 / 48 89 e5 / 48 83 e4 f0  push %rbp; mov %rsp, %rbp;
- *        48 81 ec d0 00 00 00         and $-16, %rsp; sub $208, %rsp
+ *        48 83 e4 c0 / 48 81 ec 10 01 00 00
+ *                                     and $-64, %rsp; sub $272, %rsp
  *        rdi rsi rdx rcx r8 r9 rax -> regs->arg[0..5], regs->rax
- *        r10 -> 192(%rsp)             (static chain, not exposed)
+ *                                     (regs = 16(%rsp), 64-byte aligned)
  *        48 8b 75 08 / ...            regs->ret = the caller's return
  *        0f 29 ...                    movaps %xmm0..7 -> regs->vec
  *                                     (left out when every handler was
  *                                     hooked with DYNCALL_FN_NO_VEC)
+ *        4c 89 54 24 08               mov %r10, 8(%rsp) (static chain,
+ *                                     not exposed)
  *        per handler, in order:
  *        48 bf <fn>                   movabs $fn, %rdi
- *        48 8b 74 24 38               mov regs->ret, %rsi (not for the
+ *        48 8b 74 24 48               mov regs->ret, %rsi (not for the
  *                                     first: %rsi holds it already)
  *        48 ba <data>                 movabs $data, %rdx
- *        48 89 e1                     mov %rsp, %rcx  (regs)
+ *        48 8d 4c 24 10               lea 16(%rsp), %rcx  (regs)
  *        e8 <rel32 handler>           call handler (| 48 b8 <h> ff d0,
  *                                     movabs $h, %rax; call *%rax: far)
  *        64 c7 04 25 <tp> 0 0 0 0     movl $0, %fs:tp
@@ -297,15 +300,30 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *   far: ff 25 00 00 00 00 <resume>   jmp *lit(%rip) (only if resume is
  *                                     out of rel32 reach; jne goes here)
  *
+ * The order of the stores is what the path costs: measured on this
+ * machine (docs/prologues.md "Measured numbers"), the path is bound by
+ * committing its stores, and two stores in a row commit together only
+ * when they fall in one 64-byte line.  So `push %rbp` comes right after
+ * the caller's `call` pushed the return address (the same line, 7 times
+ * in 8), the 8 quadwords of regs->arg, rax and ret fill one aligned line,
+ * and r10's slot shares a line with the return address the handler's
+ * call pushes next (8(%rsp) and -8(%rsp), regs being 64-aligned at
+ * 16(%rsp)); the guard's two stores are each a line of their own.
+ *
  * tp is dc_fentry_busy's offset from the thread pointer (initial-exec
  * TLS, the same for every thread: dc_fentry_tpoff(), read once); the
  * cmpl and the flags it sets are dead at a function's entry (as for
  * `stc`/`cmc` above).  resume is the body (P+5) or the redirect target.
+ * The frame holds all of struct dyncall_regs with or without the vector
+ * saves, so a handler that writes regs->vec never writes past it.
  */
-#define JF_FRAME 208 /* struct dyncall_regs + r10, a multiple of 16 */
-#define JF_SAVE_SIZE 0x95
-#define JF_CALL 40 /* worst case of one handler's call */
-#define JF_REST_SIZE 0x6e /* movl $0 ... pop %rbp */
+#define JF_FRAME 272 /* r10, struct dyncall_regs, the 64-byte alignment */
+#define JF_SAVE_SIZE 0x5a /* endbr64 ... regs->ret */
+#define JF_VEC_SIZE 55 /* 8 movaps, stores or loads */
+#define JF_R10_SIZE 5
+#define JF_CALL 42 /* worst case of one handler's call */
+#define JF_REST_SIZE 52 /* movl $0 ... mov 8(%rsp), %r10 */
+#define JF_LEAVE_SIZE 4 /* mov %rbp, %rsp; pop %rbp */
 #define JF_TAIL 14 /* jmp rel32 | jmp *lit + lit */
 
 extern long dc_fentry_tpoff(void) DC_HIDDEN; /* x86_64_prologue.S */
@@ -324,7 +342,8 @@ static int32_t busy_tpoff(void)
 
 size_t arch_fentry_jf_size(unsigned n)
 {
-	return JF_SAVE_SIZE + n * JF_CALL + JF_REST_SIZE + 5 + JF_TAIL;
+	return JF_SAVE_SIZE + 2 * JF_VEC_SIZE + JF_R10_SIZE + n * JF_CALL +
+	       JF_REST_SIZE + JF_LEAVE_SIZE + JF_TAIL;
 }
 
 /* One instruction per line. */
@@ -333,60 +352,70 @@ static const uint8_t jf_save[JF_SAVE_SIZE] = {
 	0xf3, 0x0f, 0x1e, 0xfa,				/* endbr64 */
 	0x64, 0x83, 0x3c, 0x25, 0, 0, 0, 0, 0x00,	/* cmpl $0, %fs:tp */
 	0x0f, 0x85, 0, 0, 0, 0,				/* jne resume */
-	0x64, 0xc7, 0x04, 0x25, 0, 0, 0, 0, 1, 0, 0, 0, /* movl $1, %fs:tp */
 	0x55,						/* push %rbp */
 	0x48, 0x89, 0xe5,				/* mov %rsp, %rbp */
-	0x48, 0x83, 0xe4, 0xf0,				/* and $-16, %rsp */
-	0x48, 0x81, 0xec, JF_FRAME, 0, 0, 0,		/* sub $208, %rsp */
-	0x48, 0x89, 0x3c, 0x24,				/* mov %rdi, (%rsp) */
-	0x48, 0x89, 0x74, 0x24, 0x08,			/* mov %rsi, 8(%rsp) */
-	0x48, 0x89, 0x54, 0x24, 0x10,			/* mov %rdx, 16(%rsp) */
-	0x48, 0x89, 0x4c, 0x24, 0x18,			/* mov %rcx, 24(%rsp) */
-	0x4c, 0x89, 0x44, 0x24, 0x20,			/* mov %r8, 32(%rsp) */
-	0x4c, 0x89, 0x4c, 0x24, 0x28,			/* mov %r9, 40(%rsp) */
-	0x48, 0x89, 0x44, 0x24, 0x30,			/* mov %rax, 48(%rsp) */
-	0x4c, 0x89, 0x94, 0x24, 0xc0, 0, 0, 0,		/* mov %r10, 192(%rsp) */
+	0x64, 0xc7, 0x04, 0x25, 0, 0, 0, 0, 1, 0, 0, 0, /* movl $1, %fs:tp */
+	0x48, 0x83, 0xe4, 0xc0,				/* and $-64, %rsp */
+	0x48, 0x81, 0xec, JF_FRAME & 0xff, JF_FRAME >> 8, 0, 0,
+							/* sub $272, %rsp */
+	0x48, 0x89, 0x7c, 0x24, 0x10,			/* mov %rdi, 16(%rsp) */
+	0x48, 0x89, 0x74, 0x24, 0x18,			/* mov %rsi, 24(%rsp) */
+	0x48, 0x89, 0x54, 0x24, 0x20,			/* mov %rdx, 32(%rsp) */
+	0x48, 0x89, 0x4c, 0x24, 0x28,			/* mov %rcx, 40(%rsp) */
+	0x4c, 0x89, 0x44, 0x24, 0x30,			/* mov %r8, 48(%rsp) */
+	0x4c, 0x89, 0x4c, 0x24, 0x38,			/* mov %r9, 56(%rsp) */
+	0x48, 0x89, 0x44, 0x24, 0x40,			/* mov %rax, 64(%rsp) */
 	0x48, 0x8b, 0x75, 0x08,				/* mov 8(%rbp), %rsi */
-	0x48, 0x89, 0x74, 0x24, 0x38,			/* mov %rsi, 56(%rsp) */
-	0x0f, 0x29, 0x44, 0x24, 0x40,			/* movaps %xmm0, 64(%rsp) */
-	0x0f, 0x29, 0x4c, 0x24, 0x50,			/* movaps %xmm1, 80(%rsp) */
-	0x0f, 0x29, 0x54, 0x24, 0x60,			/* movaps %xmm2, 96(%rsp) */
-	0x0f, 0x29, 0x5c, 0x24, 0x70,			/* movaps %xmm3, 112(%rsp) */
-	0x0f, 0x29, 0xa4, 0x24, 0x80, 0, 0, 0,		/* movaps %xmm4, 128(%rsp) */
-	0x0f, 0x29, 0xac, 0x24, 0x90, 0, 0, 0,		/* movaps %xmm5, 144(%rsp) */
-	0x0f, 0x29, 0xb4, 0x24, 0xa0, 0, 0, 0,		/* movaps %xmm6, 160(%rsp) */
-	0x0f, 0x29, 0xbc, 0x24, 0xb0, 0, 0, 0,		/* movaps %xmm7, 176(%rsp) */
+	0x48, 0x89, 0x74, 0x24, 0x48,			/* mov %rsi, 72(%rsp) */
 };
-#define JF_SAVE_VEC 0x61 /* where the xmm saves start in jf_save */
-#define JF_VEC_SIZE 52 /* 8 movaps */
 #define JF_CMP_TP 8 /* jf_save offsets of the fields */
 #define JF_JNE 13
-#define JF_SET_TP 23
+#define JF_SET_TP 27
+
+static const uint8_t jf_vec_save[JF_VEC_SIZE] = {
+	0x0f, 0x29, 0x44, 0x24, 0x50,			/* movaps %xmm0, 80(%rsp) */
+	0x0f, 0x29, 0x4c, 0x24, 0x60,			/* movaps %xmm1, 96(%rsp) */
+	0x0f, 0x29, 0x54, 0x24, 0x70,			/* movaps %xmm2, 112(%rsp) */
+	0x0f, 0x29, 0x9c, 0x24, 0x80, 0, 0, 0,		/* movaps %xmm3, 128(%rsp) */
+	0x0f, 0x29, 0xa4, 0x24, 0x90, 0, 0, 0,		/* movaps %xmm4, 144(%rsp) */
+	0x0f, 0x29, 0xac, 0x24, 0xa0, 0, 0, 0,		/* movaps %xmm5, 160(%rsp) */
+	0x0f, 0x29, 0xb4, 0x24, 0xb0, 0, 0, 0,		/* movaps %xmm6, 176(%rsp) */
+	0x0f, 0x29, 0xbc, 0x24, 0xc0, 0, 0, 0,		/* movaps %xmm7, 192(%rsp) */
+};
+
+static const uint8_t jf_r10[JF_R10_SIZE] = {
+	0x4c, 0x89, 0x54, 0x24, 0x08,			/* mov %r10, 8(%rsp) */
+};
 
 static const uint8_t jf_rest[JF_REST_SIZE] = {
 	0x64, 0xc7, 0x04, 0x25, 0, 0, 0, 0, 0, 0, 0, 0, /* movl $0, %fs:tp */
-	0x48, 0x8b, 0x3c, 0x24,				/* mov (%rsp), %rdi */
-	0x48, 0x8b, 0x74, 0x24, 0x08,			/* mov 8(%rsp), %rsi */
-	0x48, 0x8b, 0x54, 0x24, 0x10,			/* mov 16(%rsp), %rdx */
-	0x48, 0x8b, 0x4c, 0x24, 0x18,			/* mov 24(%rsp), %rcx */
-	0x4c, 0x8b, 0x44, 0x24, 0x20,			/* mov 32(%rsp), %r8 */
-	0x4c, 0x8b, 0x4c, 0x24, 0x28,			/* mov 40(%rsp), %r9 */
-	0x48, 0x8b, 0x44, 0x24, 0x30,			/* mov 48(%rsp), %rax */
-	0x4c, 0x8b, 0x94, 0x24, 0xc0, 0, 0, 0,		/* mov 192(%rsp), %r10 */
-	0x0f, 0x28, 0x44, 0x24, 0x40,			/* movaps 64(%rsp), %xmm0 */
-	0x0f, 0x28, 0x4c, 0x24, 0x50,			/* movaps 80(%rsp), %xmm1 */
-	0x0f, 0x28, 0x54, 0x24, 0x60,			/* movaps 96(%rsp), %xmm2 */
-	0x0f, 0x28, 0x5c, 0x24, 0x70,			/* movaps 112(%rsp), %xmm3 */
-	0x0f, 0x28, 0xa4, 0x24, 0x80, 0, 0, 0,		/* movaps 128(%rsp), %xmm4 */
-	0x0f, 0x28, 0xac, 0x24, 0x90, 0, 0, 0,		/* movaps 144(%rsp), %xmm5 */
-	0x0f, 0x28, 0xb4, 0x24, 0xa0, 0, 0, 0,		/* movaps 160(%rsp), %xmm6 */
-	0x0f, 0x28, 0xbc, 0x24, 0xb0, 0, 0, 0,		/* movaps 176(%rsp), %xmm7 */
+	0x48, 0x8b, 0x7c, 0x24, 0x10,			/* mov 16(%rsp), %rdi */
+	0x48, 0x8b, 0x74, 0x24, 0x18,			/* mov 24(%rsp), %rsi */
+	0x48, 0x8b, 0x54, 0x24, 0x20,			/* mov 32(%rsp), %rdx */
+	0x48, 0x8b, 0x4c, 0x24, 0x28,			/* mov 40(%rsp), %rcx */
+	0x4c, 0x8b, 0x44, 0x24, 0x30,			/* mov 48(%rsp), %r8 */
+	0x4c, 0x8b, 0x4c, 0x24, 0x38,			/* mov 56(%rsp), %r9 */
+	0x48, 0x8b, 0x44, 0x24, 0x40,			/* mov 64(%rsp), %rax */
+	0x4c, 0x8b, 0x54, 0x24, 0x08,			/* mov 8(%rsp), %r10 */
+};
+#define JF_CLR_TP 4 /* jf_rest offset of the field */
+
+static const uint8_t jf_vec_rest[JF_VEC_SIZE] = {
+	0x0f, 0x28, 0x44, 0x24, 0x50,			/* movaps 80(%rsp), %xmm0 */
+	0x0f, 0x28, 0x4c, 0x24, 0x60,			/* movaps 96(%rsp), %xmm1 */
+	0x0f, 0x28, 0x54, 0x24, 0x70,			/* movaps 112(%rsp), %xmm2 */
+	0x0f, 0x28, 0x9c, 0x24, 0x80, 0, 0, 0,		/* movaps 128(%rsp), %xmm3 */
+	0x0f, 0x28, 0xa4, 0x24, 0x90, 0, 0, 0,		/* movaps 144(%rsp), %xmm4 */
+	0x0f, 0x28, 0xac, 0x24, 0xa0, 0, 0, 0,		/* movaps 160(%rsp), %xmm5 */
+	0x0f, 0x28, 0xb4, 0x24, 0xb0, 0, 0, 0,		/* movaps 176(%rsp), %xmm6 */
+	0x0f, 0x28, 0xbc, 0x24, 0xc0, 0, 0, 0,		/* movaps 192(%rsp), %xmm7 */
+};
+
+static const uint8_t jf_leave[JF_LEAVE_SIZE] = {
 	0x48, 0x89, 0xec,				/* mov %rbp, %rsp */
 	0x5d,						/* pop %rbp */
 };
 /* clang-format on */
-#define JF_CLR_TP 4 /* jf_rest offset of the field */
-#define JF_REST_VEC 0x36 /* where the xmm restores start in jf_rest */
 
 /* rel32 of a branch whose displacement ends at p (buf at address at) */
 static void put_rel32(uint8_t *p, uint8_t *buf, uintptr_t at, uintptr_t to)
@@ -400,18 +429,21 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
 			   const uintptr_t *d, unsigned n, bool vec)
 {
-	static const uint8_t ld_ret[5] = { 0x48, 0x8b, 0x74, 0x24, 0x38 };
-	static const uint8_t mov_rcx[3] = { 0x48, 0x89, 0xe1 };
+	static const uint8_t ld_ret[5] = { 0x48, 0x8b, 0x74, 0x24, 0x48 };
+	static const uint8_t lea_rcx[5] = { 0x48, 0x8d, 0x4c, 0x24, 0x10 };
 	static const uint8_t call_rax[2] = { 0xff, 0xd0 };
 	int32_t tp = busy_tpoff();
 	uint8_t *p = buf, *jne, *clr;
 	bool far;
 
 	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
-	p = put(p, jf_save, vec ? sizeof(jf_save) : JF_SAVE_VEC);
+	p = put(p, jf_save, sizeof(jf_save));
 	memcpy(buf + JF_CMP_TP, &tp, 4);
 	memcpy(buf + JF_SET_TP, &tp, 4);
 	jne = buf + JF_JNE + 2;
+	if (vec)
+		p = put(p, jf_vec_save, sizeof(jf_vec_save));
+	p = put(p, jf_r10, sizeof(jf_r10));
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t after;
 
@@ -419,7 +451,7 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 		if (i) /* the first finds regs->ret in %rsi already */
 			p = put(p, ld_ret, sizeof(ld_ret));
 		p = put_imm64(p, 0x48, 0xba, d[i]);
-		p = put(p, mov_rcx, sizeof(mov_rcx));
+		p = put(p, lea_rcx, sizeof(lea_rcx));
 		after = at + (uintptr_t)(p - buf) + 5;
 		if (rel32_ok(after, h[i])) {
 			*p++ = OP_CALL;
@@ -431,14 +463,11 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 		}
 	}
 	clr = p + JF_CLR_TP;
-	if (vec) {
-		p = put(p, jf_rest, sizeof(jf_rest));
-	} else {
-		p = put(p, jf_rest, JF_REST_VEC);
-		p = put(p, jf_rest + JF_REST_VEC + JF_VEC_SIZE,
-			sizeof(jf_rest) - JF_REST_VEC - JF_VEC_SIZE);
-	}
+	p = put(p, jf_rest, sizeof(jf_rest));
 	memcpy(clr, &tp, 4);
+	if (vec)
+		p = put(p, jf_vec_rest, sizeof(jf_vec_rest));
+	p = put(p, jf_leave, sizeof(jf_leave));
 	far = !rel32_ok(at + (uintptr_t)(p - buf) + 5, resume) ||
 	      !rel32_ok(at + (uintptr_t)(jne - buf) + 4, resume);
 	if (!far) {

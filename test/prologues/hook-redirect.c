@@ -49,9 +49,26 @@ NOINLINE long parse_v2(long a, long b)
 }
 NOINLINE long other(long a) { return a + 1; }
 NOINLINE long ident(long a) { return a; }
+NOINLINE double twice(double x) { return 2 * x; }
 
 static long seen_a, seen_b, order[8];
 static int norder;
+
+/* Writes 99.0 over the saved first floating-point argument (an integer
+ * store: the handler itself touches no FP register).  With the vector
+ * saves the function sees 99; with DYNCALL_FN_NO_VEC the saves are left
+ * out and writing the slot has no effect (dyncall.h). */
+static void set_fp(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	uint64_t bits = 0x4058c00000000000ull; /* 99.0 */
+
+#if defined(__powerpc64__)
+	memcpy(&r->fpr[0], &bits, 8); /* f1 */
+#else
+	memcpy(&r->vec[0][0], &bits, 8); /* xmm0, q0 */
+#endif
+	(void)fn, (void)ret, (void)data;
+}
 
 static void spy(void *fn, void *ret, void *data, struct dyncall_regs *r)
 {
@@ -179,10 +196,10 @@ int main(void)
 		       e[1], v, count);
 		dyncall_fn_restore(parse);
 	}
-	/* DYNCALL_FN_NO_VEC (parse takes no vector argument): x86-64 and
-	 * aarch64 leave the vector register saves out, ppc64le ignores the
-	 * flag; handlers still see and change the arguments, and the guard
-	 * still holds (second calls parse) */
+	/* DYNCALL_FN_NO_VEC (parse takes no vector argument): the vector
+	 * (and on ppc64le floating-point) register saves are left out;
+	 * handlers still see and change the arguments, and the guard still
+	 * holds (second calls parse) */
 	// CHECK-NEXT: no vec: -1 0 0 -> 57 order 1 2 100 count 1 saw 5 6
 	dyncall_fn_restore(parse);
 	count = 0;
@@ -195,6 +212,18 @@ int main(void)
 	       s, s2, s3, v, order[0], order[1], order[2], count, seen_a,
 	       seen_b);
 	dyncall_fn_restore(parse);
+	/* the floating-point/vector argument registers: saved (a handler's
+	 * write reaches the function) unless every handler was hooked with
+	 * DYNCALL_FN_NO_VEC (x86-64, aarch64, ppc64le alike) */
+	double (*volatile pt)(double) = twice;
+	// CHECK-NEXT: fp saves: 0 -> 198; no vec: 0 -> 3
+	printf("fp saves: %d", dyncall_fn_hook(twice, set_fp, NULL));
+	printf(" -> %g", pt(1.5));
+	dyncall_fn_restore(twice);
+	printf("; no vec: %d",
+	       dyncall_fn_hook_flags(twice, set_fp, NULL, DYNCALL_FN_NO_VEC));
+	printf(" -> %g\n", pt(1.5));
+	dyncall_fn_restore(twice);
 	// CHECK-NEXT: status: ok
 	printf("status: %s\n", dyncall_status_string());
 	return 0;

@@ -1,108 +1,115 @@
 // Checks the x86-64 jump function the runtime generates for a hooked function (docs/prologues.md "Jump functions"): its exact code (endbr64, the %fs-relative recursion guard, the saves, direct calls of each handler, the restores, a direct jmp to the body), that Q jumps to it and its jne/jmp reach the body; that xmm0-7 (double arguments, read and changed through regs->vec) and %al of a varargs call survive handlers that clobber them; and that a redirect target more than 2 GiB away is reached through the jump function's literal.
 // REQUIRES: x86_64, dyncall-runtime
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
-// RUN: %t.gcc-cet %t.gcc-cet.bin %t.gcc-cet.novec | FileCheck %s --check-prefixes=OUT,VIAQ
+// RUN: %t.gcc-cet %t.gcc-cet.bin %t.gcc-cet.novec %t.gcc-cet.batch | FileCheck %s --check-prefixes=OUT,VIAQ
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc-cet.bin | FileCheck %s
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc-cet.novec | FileCheck %s --check-prefix=NOVEC
+// RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc-cet.batch | FileCheck %s --check-prefix=NOVEC
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.clang %t.clang.bin %t.clang.novec | FileCheck %s --check-prefixes=OUT,DIRECT
+// RUN: %t.clang %t.clang.bin %t.clang.novec %t.clang.batch | FileCheck %s --check-prefixes=OUT,DIRECT
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.bin | FileCheck %s
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.novec | FileCheck %s --check-prefix=NOVEC
+// RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.batch | FileCheck %s --check-prefix=NOVEC
 //
 // CHECK:      0: f3 0f 1e fa endbr64
 // CHECK-NEXT: 4: 64 83 3c 25 {{.. .. .. ..}} 00 cmpl $0x0,%fs:[[TP:0x[0-9a-f]+]]
 // CHECK-NEXT: d: 0f 85 {{.. .. .. ..}} jne [[RESUME:0x[0-9a-f]+]]
-// CHECK-NEXT: 13: 64 c7 04 25 {{.. .. .. ..}} 01 00 00 00 movl $0x1,%fs:[[TP]]
-// CHECK-NEXT: 1f: 55 push %rbp
-// CHECK-NEXT: 20: 48 89 e5 mov %rsp,%rbp
-// CHECK-NEXT: 23: 48 83 e4 f0 and $0xfffffffffffffff0,%rsp
-// CHECK-NEXT: 27: 48 81 ec d0 00 00 00 sub $0xd0,%rsp
-// CHECK-NEXT: 2e: 48 89 3c 24 mov %rdi,(%rsp)
-// CHECK-NEXT: 32: 48 89 74 24 08 mov %rsi,0x8(%rsp)
-// CHECK-NEXT: 37: 48 89 54 24 10 mov %rdx,0x10(%rsp)
-// CHECK-NEXT: 3c: 48 89 4c 24 18 mov %rcx,0x18(%rsp)
-// CHECK-NEXT: 41: 4c 89 44 24 20 mov %r8,0x20(%rsp)
-// CHECK-NEXT: 46: 4c 89 4c 24 28 mov %r9,0x28(%rsp)
-// CHECK-NEXT: 4b: 48 89 44 24 30 mov %rax,0x30(%rsp)
-// CHECK-NEXT: 50: 4c 89 94 24 c0 00 00 00 mov %r10,0xc0(%rsp)
-// CHECK-NEXT: 58: 48 8b 75 08 mov 0x8(%rbp),%rsi
-// CHECK-NEXT: 5c: 48 89 74 24 38 mov %rsi,0x38(%rsp)
-// CHECK-NEXT: 61: 0f 29 44 24 40 movaps %xmm0,0x40(%rsp)
-// CHECK-NEXT: 66: 0f 29 4c 24 50 movaps %xmm1,0x50(%rsp)
-// CHECK-NEXT: 6b: 0f 29 54 24 60 movaps %xmm2,0x60(%rsp)
-// CHECK-NEXT: 70: 0f 29 5c 24 70 movaps %xmm3,0x70(%rsp)
-// CHECK-NEXT: 75: 0f 29 a4 24 80 00 00 00 movaps %xmm4,0x80(%rsp)
-// CHECK-NEXT: 7d: 0f 29 ac 24 90 00 00 00 movaps %xmm5,0x90(%rsp)
-// CHECK-NEXT: 85: 0f 29 b4 24 a0 00 00 00 movaps %xmm6,0xa0(%rsp)
-// CHECK-NEXT: 8d: 0f 29 bc 24 b0 00 00 00 movaps %xmm7,0xb0(%rsp)
+// push %rbp right after the caller's call pushed the return address (one line)
+// CHECK-NEXT: 13: 55 push %rbp
+// CHECK-NEXT: 14: 48 89 e5 mov %rsp,%rbp
+// CHECK-NEXT: 17: 64 c7 04 25 {{.. .. .. ..}} 01 00 00 00 movl $0x1,%fs:[[TP]]
+// regs 64-byte aligned at 16(%rsp): arg[0..5], rax, ret fill one line
+// CHECK-NEXT: 23: 48 83 e4 c0 and $0xffffffffffffffc0,%rsp
+// CHECK-NEXT: 27: 48 81 ec 10 01 00 00 sub $0x110,%rsp
+// CHECK-NEXT: 2e: 48 89 7c 24 10 mov %rdi,0x10(%rsp)
+// CHECK-NEXT: 33: 48 89 74 24 18 mov %rsi,0x18(%rsp)
+// CHECK-NEXT: 38: 48 89 54 24 20 mov %rdx,0x20(%rsp)
+// CHECK-NEXT: 3d: 48 89 4c 24 28 mov %rcx,0x28(%rsp)
+// CHECK-NEXT: 42: 4c 89 44 24 30 mov %r8,0x30(%rsp)
+// CHECK-NEXT: 47: 4c 89 4c 24 38 mov %r9,0x38(%rsp)
+// CHECK-NEXT: 4c: 48 89 44 24 40 mov %rax,0x40(%rsp)
+// CHECK-NEXT: 51: 48 8b 75 08 mov 0x8(%rbp),%rsi
+// CHECK-NEXT: 55: 48 89 74 24 48 mov %rsi,0x48(%rsp)
+// CHECK-NEXT: 5a: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
+// CHECK-NEXT: 5f: 0f 29 4c 24 60 movaps %xmm1,0x60(%rsp)
+// CHECK-NEXT: 64: 0f 29 54 24 70 movaps %xmm2,0x70(%rsp)
+// CHECK-NEXT: 69: 0f 29 9c 24 80 00 00 00 movaps %xmm3,0x80(%rsp)
+// CHECK-NEXT: 71: 0f 29 a4 24 90 00 00 00 movaps %xmm4,0x90(%rsp)
+// CHECK-NEXT: 79: 0f 29 ac 24 a0 00 00 00 movaps %xmm5,0xa0(%rsp)
+// CHECK-NEXT: 81: 0f 29 b4 24 b0 00 00 00 movaps %xmm6,0xb0(%rsp)
+// CHECK-NEXT: 89: 0f 29 bc 24 c0 00 00 00 movaps %xmm7,0xc0(%rsp)
+// r10 last: its line is the one the call of the handler pushes to
+// CHECK-NEXT: 91: 4c 89 54 24 08 mov %r10,0x8(%rsp)
 // first handler: fn, regs->ret (already in %rsi), data, regs; a direct call
-// CHECK-NEXT: 95: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN:\$0x[0-9a-f]+]],%rdi
-// CHECK-NEXT: 9f: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA:\$0x[0-9a-f]+]],%rdx
-// CHECK-NEXT: a9: 48 89 e1 mov %rsp,%rcx
-// CHECK-NEXT: ac: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
+// CHECK-NEXT: 96: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN:\$0x[0-9a-f]+]],%rdi
+// CHECK-NEXT: a0: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA:\$0x[0-9a-f]+]],%rdx
+// CHECK-NEXT: aa: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
+// CHECK-NEXT: af: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
 // the second handler
-// CHECK-NEXT: b1: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN]],%rdi
-// CHECK-NEXT: bb: 48 8b 74 24 38 mov 0x38(%rsp),%rsi
-// CHECK-NEXT: c0: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA]],%rdx
-// CHECK-NEXT: ca: 48 89 e1 mov %rsp,%rcx
-// CHECK-NEXT: cd: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
+// CHECK-NEXT: b4: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN]],%rdi
+// CHECK-NEXT: be: 48 8b 74 24 48 mov 0x48(%rsp),%rsi
+// CHECK-NEXT: c3: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA]],%rdx
+// CHECK-NEXT: cd: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
+// CHECK-NEXT: d2: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
 // the guard off, the registers back as the handlers left them, on to the body
-// CHECK-NEXT: d2: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
-// CHECK-NEXT: de: 48 8b 3c 24 mov (%rsp),%rdi
-// CHECK-NEXT: e2: 48 8b 74 24 08 mov 0x8(%rsp),%rsi
-// CHECK-NEXT: e7: 48 8b 54 24 10 mov 0x10(%rsp),%rdx
-// CHECK-NEXT: ec: 48 8b 4c 24 18 mov 0x18(%rsp),%rcx
-// CHECK-NEXT: f1: 4c 8b 44 24 20 mov 0x20(%rsp),%r8
-// CHECK-NEXT: f6: 4c 8b 4c 24 28 mov 0x28(%rsp),%r9
-// CHECK-NEXT: fb: 48 8b 44 24 30 mov 0x30(%rsp),%rax
-// CHECK-NEXT: 100: 4c 8b 94 24 c0 00 00 00 mov 0xc0(%rsp),%r10
-// CHECK-NEXT: 108: 0f 28 44 24 40 movaps 0x40(%rsp),%xmm0
-// CHECK-NEXT: 10d: 0f 28 4c 24 50 movaps 0x50(%rsp),%xmm1
-// CHECK-NEXT: 112: 0f 28 54 24 60 movaps 0x60(%rsp),%xmm2
-// CHECK-NEXT: 117: 0f 28 5c 24 70 movaps 0x70(%rsp),%xmm3
-// CHECK-NEXT: 11c: 0f 28 a4 24 80 00 00 00 movaps 0x80(%rsp),%xmm4
-// CHECK-NEXT: 124: 0f 28 ac 24 90 00 00 00 movaps 0x90(%rsp),%xmm5
-// CHECK-NEXT: 12c: 0f 28 b4 24 a0 00 00 00 movaps 0xa0(%rsp),%xmm6
-// CHECK-NEXT: 134: 0f 28 bc 24 b0 00 00 00 movaps 0xb0(%rsp),%xmm7
-// CHECK-NEXT: 13c: 48 89 ec mov %rbp,%rsp
-// CHECK-NEXT: 13f: 5d pop %rbp
-// CHECK-NEXT: 140: e9 {{.. .. .. ..}} jmp [[RESUME]]
+// CHECK-NEXT: d7: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
+// CHECK-NEXT: e3: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
+// CHECK-NEXT: e8: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
+// CHECK-NEXT: ed: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
+// CHECK-NEXT: f2: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
+// CHECK-NEXT: f7: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
+// CHECK-NEXT: fc: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
+// CHECK-NEXT: 101: 48 8b 44 24 40 mov 0x40(%rsp),%rax
+// CHECK-NEXT: 106: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
+// CHECK-NEXT: 10b: 0f 28 44 24 50 movaps 0x50(%rsp),%xmm0
+// CHECK-NEXT: 110: 0f 28 4c 24 60 movaps 0x60(%rsp),%xmm1
+// CHECK-NEXT: 115: 0f 28 54 24 70 movaps 0x70(%rsp),%xmm2
+// CHECK-NEXT: 11a: 0f 28 9c 24 80 00 00 00 movaps 0x80(%rsp),%xmm3
+// CHECK-NEXT: 122: 0f 28 a4 24 90 00 00 00 movaps 0x90(%rsp),%xmm4
+// CHECK-NEXT: 12a: 0f 28 ac 24 a0 00 00 00 movaps 0xa0(%rsp),%xmm5
+// CHECK-NEXT: 132: 0f 28 b4 24 b0 00 00 00 movaps 0xb0(%rsp),%xmm6
+// CHECK-NEXT: 13a: 0f 28 bc 24 c0 00 00 00 movaps 0xc0(%rsp),%xmm7
+// CHECK-NEXT: 142: 48 89 ec mov %rbp,%rsp
+// CHECK-NEXT: 145: 5d pop %rbp
+// CHECK-NEXT: 146: e9 {{.. .. .. ..}} jmp [[RESUME]]
 // CHECK-NOT: {{.}}
 // NOVEC:      0: f3 0f 1e fa endbr64
 // NOVEC-NEXT: 4: 64 83 3c 25 {{.. .. .. ..}} 00 cmpl $0x0,%fs:[[TP:0x[0-9a-f]+]]
 // NOVEC-NEXT: d: 0f 85 {{.. .. .. ..}} jne [[RESUME:0x[0-9a-f]+]]
-// NOVEC-NEXT: 13: 64 c7 04 25 {{.. .. .. ..}} 01 00 00 00 movl $0x1,%fs:[[TP]]
-// NOVEC-NEXT: 1f: 55 push %rbp
-// NOVEC-NEXT: 20: 48 89 e5 mov %rsp,%rbp
-// NOVEC-NEXT: 23: 48 83 e4 f0 and $0xfffffffffffffff0,%rsp
-// NOVEC-NEXT: 27: 48 81 ec d0 00 00 00 sub $0xd0,%rsp
-// NOVEC-NEXT: 2e: 48 89 3c 24 mov %rdi,(%rsp)
-// NOVEC-NEXT: 32: 48 89 74 24 08 mov %rsi,0x8(%rsp)
-// NOVEC-NEXT: 37: 48 89 54 24 10 mov %rdx,0x10(%rsp)
-// NOVEC-NEXT: 3c: 48 89 4c 24 18 mov %rcx,0x18(%rsp)
-// NOVEC-NEXT: 41: 4c 89 44 24 20 mov %r8,0x20(%rsp)
-// NOVEC-NEXT: 46: 4c 89 4c 24 28 mov %r9,0x28(%rsp)
-// NOVEC-NEXT: 4b: 48 89 44 24 30 mov %rax,0x30(%rsp)
-// NOVEC-NEXT: 50: 4c 89 94 24 c0 00 00 00 mov %r10,0xc0(%rsp)
-// NOVEC-NEXT: 58: 48 8b 75 08 mov 0x8(%rbp),%rsi
-// NOVEC-NEXT: 5c: 48 89 74 24 38 mov %rsi,0x38(%rsp)
+// push %rbp right after the caller's call pushed the return address (one line)
+// NOVEC-NEXT: 13: 55 push %rbp
+// NOVEC-NEXT: 14: 48 89 e5 mov %rsp,%rbp
+// NOVEC-NEXT: 17: 64 c7 04 25 {{.. .. .. ..}} 01 00 00 00 movl $0x1,%fs:[[TP]]
+// regs 64-byte aligned at 16(%rsp): arg[0..5], rax, ret fill one line
+// NOVEC-NEXT: 23: 48 83 e4 c0 and $0xffffffffffffffc0,%rsp
+// NOVEC-NEXT: 27: 48 81 ec 10 01 00 00 sub $0x110,%rsp
+// NOVEC-NEXT: 2e: 48 89 7c 24 10 mov %rdi,0x10(%rsp)
+// NOVEC-NEXT: 33: 48 89 74 24 18 mov %rsi,0x18(%rsp)
+// NOVEC-NEXT: 38: 48 89 54 24 20 mov %rdx,0x20(%rsp)
+// NOVEC-NEXT: 3d: 48 89 4c 24 28 mov %rcx,0x28(%rsp)
+// NOVEC-NEXT: 42: 4c 89 44 24 30 mov %r8,0x30(%rsp)
+// NOVEC-NEXT: 47: 4c 89 4c 24 38 mov %r9,0x38(%rsp)
+// NOVEC-NEXT: 4c: 48 89 44 24 40 mov %rax,0x40(%rsp)
+// NOVEC-NEXT: 51: 48 8b 75 08 mov 0x8(%rbp),%rsi
+// NOVEC-NEXT: 55: 48 89 74 24 48 mov %rsi,0x48(%rsp)
 // DYNCALL_FN_NO_VEC: no xmm0-7 saves, one handler, no xmm0-7 restores
-// NOVEC-NEXT: 61: 48 bf {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdi
-// NOVEC-NEXT: 6b: 48 ba {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdx
-// NOVEC-NEXT: 75: 48 89 e1 mov %rsp,%rcx
+// NOVEC-NEXT: 5a: 4c 89 54 24 08 mov %r10,0x8(%rsp)
+// NOVEC-NEXT: 5f: 48 bf {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdi
+// NOVEC-NEXT: 69: 48 ba {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdx
+// NOVEC-NEXT: 73: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
 // NOVEC-NEXT: 78: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
 // NOVEC-NEXT: 7d: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
-// NOVEC-NEXT: 89: 48 8b 3c 24 mov (%rsp),%rdi
-// NOVEC-NEXT: 8d: 48 8b 74 24 08 mov 0x8(%rsp),%rsi
-// NOVEC-NEXT: 92: 48 8b 54 24 10 mov 0x10(%rsp),%rdx
-// NOVEC-NEXT: 97: 48 8b 4c 24 18 mov 0x18(%rsp),%rcx
-// NOVEC-NEXT: 9c: 4c 8b 44 24 20 mov 0x20(%rsp),%r8
-// NOVEC-NEXT: a1: 4c 8b 4c 24 28 mov 0x28(%rsp),%r9
-// NOVEC-NEXT: a6: 48 8b 44 24 30 mov 0x30(%rsp),%rax
-// NOVEC-NEXT: ab: 4c 8b 94 24 c0 00 00 00 mov 0xc0(%rsp),%r10
-// NOVEC-NEXT: b3: 48 89 ec mov %rbp,%rsp
-// NOVEC-NEXT: b6: 5d pop %rbp
-// NOVEC-NEXT: b7: e9 {{.. .. .. ..}} jmp [[RESUME]]
+// NOVEC-NEXT: 89: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
+// NOVEC-NEXT: 8e: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
+// NOVEC-NEXT: 93: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
+// NOVEC-NEXT: 98: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
+// NOVEC-NEXT: 9d: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
+// NOVEC-NEXT: a2: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
+// NOVEC-NEXT: a7: 48 8b 44 24 40 mov 0x40(%rsp),%rax
+// NOVEC-NEXT: ac: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
+// NOVEC-NEXT: b1: 48 89 ec mov %rbp,%rsp
+// NOVEC-NEXT: b4: 5d pop %rbp
+// NOVEC-NEXT: b5: e9 {{.. .. .. ..}} jmp [[RESUME]]
 // NOVEC-NOT: {{.}}
 #include <stdarg.h>
 #include <stdint.h>
@@ -249,10 +256,11 @@ int main(int argc, char **argv)
 				double, double) = mix;
 	double (*volatile pvsum)(int, ...) = vsum;
 	long (*volatile pfar)(long) = far_src;
+	long (*volatile pmul)(long, long) = mul;
 	const uint8_t *jf, *entry = (const uint8_t *)add;
 	FILE *out;
 
-	if (argc < 3)
+	if (argc < 4)
 		return 2;
 	// OUT: hook: 0 0
 	printf("hook: %d %d\n", dyncall_fn_hook(add, h1, &count),
@@ -265,14 +273,14 @@ int main(int argc, char **argv)
 	// OUT-NEXT: jne resumes the body: 1, jmp resumes the body: 1
 	printf("jne resumes the body: %d, jmp resumes the body: %d\n",
 	       rel32_target(jf + 0xd, 6) == (uintptr_t)entry + 5,
-	       rel32_target(jf + 0x140, 5) == (uintptr_t)entry + 5);
+	       rel32_target(jf + 0x146, 5) == (uintptr_t)entry + 5);
 	/* GCC with endbr64: the entry jumps to Q (f-5), which jumps to jf;
 	 * Clang without: the entry jumps to jf itself */
 	// VIAQ-NEXT:   entry: jmp f-5
 	// DIRECT-NEXT: entry: jmp jf
 	printf("entry: %s\n", describe(add, jf, "jmp jf"));
 	out = fopen(argv[1], "wb");
-	if (!out || fwrite(jf, 1, 0x145, out) != 0x145 || fclose(out))
+	if (!out || fwrite(jf, 1, 0x14b, out) != 0x14b || fclose(out))
 		return 1;
 	// OUT-NEXT: add: 5 count 2
 	// OUT-NEXT: no vec: -1 0 0
@@ -286,11 +294,27 @@ int main(int argc, char **argv)
 					    DYNCALL_FN_NO_VEC));
 	jf = jump_function(add);
 	out = jf ? fopen(argv[2], "wb") : NULL;
-	if (!out || fwrite(jf, 1, 0xbc, out) != 0xbc || fclose(out))
+	if (!out || fwrite(jf, 1, 0xba, out) != 0xba || fclose(out))
 		return 1;
 	// OUT-NEXT: add: 5 count 3
 	printf("add: %ld", padd(2, 3));
 	printf(" count %ld\n", count);
+
+	/* the batch form of DYNCALL_FN_NO_VEC: the same jump function (the
+	 * third dump, checked with NOVEC); an unknown flag refused */
+	void *batch[2] = { (void *)mul, (void *)far_src };
+	// OUT-NEXT: batch no vec: -1 0 -> 6 count 4
+	printf("batch no vec: %d",
+	       dyncall_fn_hook_batch_flags(batch, 2, h1, &count, 2));
+	printf(" %d", dyncall_fn_hook_batch_flags(batch, 2, h1, &count,
+						 DYNCALL_FN_NO_VEC));
+	jf = jump_function(mul);
+	out = jf ? fopen(argv[3], "wb") : NULL;
+	if (!out || fwrite(jf, 1, 0xba, out) != 0xba || fclose(out))
+		return 1;
+	printf(" -> %ld", pmul(2, 3));
+	printf(" count %ld\n", count);
+	dyncall_fn_restore_batch(batch, 2);
 
 	/* doubles in xmm0-7, read and changed by h2 */
 	count = 0;
