@@ -1,4 +1,4 @@
-// Checks whole-program sites with the inline guard (x86-64, docs/abi.md "Inline guards") against the plain build (clang-19, gcc-12, gcc-11): a site with one target, a site whose target changes phase after its guard was set (the second target keeps working through the out-of-line stub), a megamorphic site, tail calls; -O2 with -mretpoline, -fPIE, -fcf-protection; normally, with DYNCALL_CHECK=1 and with DYNCALL_LEARN=0 (no guard is set); DYNCALL_STATS=1 reports the guards set and each listed site's inline target; then a stress run: 4 threads calling through one guarded site while a fifth flips the pointer among 8 targets (more than a stub compares: the site keeps learning; every other call also picks one of them at random), every call checked (the target must be the pointer the caller loaded), 400,000 calls.
+// Checks whole-program sites with the inline guard (x86-64, docs/abi.md "Inline guards") against the plain build (clang-19, gcc-12, gcc-11): a site with one target, a site whose target changes phase after its guard was set (the second target keeps working through the out-of-line stub), a megamorphic site, tail calls; -O2 with -mretpoline, -fPIE, -fcf-protection; normally, with DYNCALL_CHECK=1 and with DYNCALL_LEARN=0 (no guard is set); DYNCALL_STATS=1 reports the guards set and each listed site's inline target; built without dyncall-cc (no relax: the hit calls are discovered at run time, call_mega and the stress site are not tail calls); then a stress run: 4 threads calling through one guarded site while a fifth flips the pointer among 8 targets (more than a stub compares: the site keeps learning; every other call also picks one of them at random), every call checked (the target must be the pointer the caller loaded), 400,000 calls.
 // REQUIRES: x86_64, dyncall-pass, dyncall-runtime, gcc-plugin, gcc11-plugin
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %clang -O2 -mretpoline %libdyncall_cflags %s -o %t/ref -lpthread
@@ -15,6 +15,13 @@
 // RUN: FileCheck --check-prefix=NOLEARN --input-file=%t/wp.nolearn.err %s
 // RUN: %dyncall_cc %clang --dyncall-whole-program -O2 -fPIE -pie -fcf-protection=full %s -o %t/pie -lpthread
 // RUN: %t/pie > %t/pie.out && diff %t/ref.out %t/pie.out
+// Without dyncall-cc (no dyncall-rewrite relax): the hit calls are found by
+// run-time discovery from their return addresses.
+// RUN: %dyncall_clang -fplugin=%plugin_dir/dyncall_llvm.so -mllvm -dyncall-whole-program -O2 -mretpoline -rdynamic %s -o %t/disc %libdyncall_ldflags
+// RUN: env DYNCALL_STATS=1 %t/disc > %t/disc.out 2> %t/disc.err
+// RUN: diff %t/ref.out %t/disc.out
+// RUN: FileCheck --check-prefix=STATS --input-file=%t/disc.err %s
+// RUN: env DYNCALL_LEARN_PERIOD=1 DYNCALL_LEARN_WINDOW=1 DYNCALL_LEARN_RETARGETS=64 DYNCALL_TEST_INLINE_DELAY_US=2000 %t/disc stress | FileCheck --check-prefix=STRESS %s
 // GCC 12 and 11 (-mindirect-branch=thunk), the same checks:
 // RUN: %dyncall_cc %gcc --dyncall-whole-program -O2 -mindirect-branch=thunk -rdynamic %s -o %t/gwp -lpthread
 // RUN: env DYNCALL_STATS=1 %t/gwp > %t/gwp.out 2> %t/gwp.err
@@ -74,7 +81,7 @@ static fn_t table[6] = { inc, dbl, neg, sq, thr, four };
 
 static __attribute__((noinline)) long call_one(long x) { return ptr_one(x) + 0; }
 static __attribute__((noinline)) long call_phase(long x) { return ptr_phase(x) + 0; }
-static __attribute__((noinline)) long call_mega(fn_t f, long x) { return f(x) + 0; }
+static __attribute__((noinline)) long call_mega(fn_t f, long x) { return f(x) ^ 1; }
 static __attribute__((noinline)) long call_tail(fn_t f, long x) { return f(x); }
 
 /* The stress site: the target checks it is the pointer its caller loaded. */
@@ -103,7 +110,7 @@ static const fn_t stress_targets[8] = { s_a, s_b, s_c, s_d,
 
 static __attribute__((noinline)) long stress_site(fn_t f, long x)
 {
-	return f(x) + 0;
+	return f(x) ^ 1; /* not a tail call: its hit call is discovered */
 }
 
 static atomic_bool stop;
