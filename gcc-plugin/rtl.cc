@@ -3,6 +3,7 @@
  * rtl.cc - the RTL pass: site labels and __dyncall_sites entries.
  */
 #include "plugin.h"
+#include "rtl-iter.h"
 
 static unsigned long label_counter;
 /* Trampolines that already have a labelled call in this assembler file. */
@@ -45,6 +46,10 @@ static std::string clone_trampoline(rtx_insn *insn, tree tramp, unsigned flags,
 	XEXP(call, 0) = nmem;
 	return name;
 }
+
+/* Hit trampolines defined in this assembler file (hit_entry and
+ * define_unlabelled_hits). */
+static std::map<std::string, bool> emitted_hits;
 
 /* The decl a call_insn calls directly, or NULL_TREE. */
 static tree callee_decl(rtx_insn *insn)
@@ -196,9 +201,11 @@ static pending_entry hit_entry(rtx_insn *insn, tree hit, tree hattr,
 	bool first = !labelled_tramps.count(name) && !in_lto_p;
 	std::string tname = clone_trampoline(insn, hit, flags, false, entries);
 
-	if (first)
+	if (first) {
 		arch.trampoline(entries, name.c_str(),
 				flags & DYNCALL_SITE_RETPOLINE, true, false);
+		emitted_hits.emplace(name, true);
+	}
 	std::string label = SITE_LABEL_PREFIX + std::to_string(label_counter++);
 	emit_asm_before(std::string(arch.site_padding) + label + ":", insn);
 	pending_entry e = {
@@ -208,6 +215,45 @@ static pending_entry hit_entry(rtx_insn *insn, tree hit, tree hattr,
 
 	e.op = site_kind(insn, false);
 	return e;
+}
+
+/*
+ * A hit trampoline referenced by no direct call insn (hit_entry never saw
+ * it) but by other code: -mcmodel=large loads its address (movabs, or a
+ * GOTOFF64 offset) and calls through a register.  It is defined here all
+ * the same, with no entry (nothing to patch: the guard's literal keeps its
+ * sentinel, and a call that compares equal still reaches the pointer
+ * through the trampoline's slow path); undefined, the link failed.
+ */
+static void define_unlabelled_hits(std::string &entries)
+{
+	for (rtx_insn *insn = get_insns(); insn; insn = NEXT_INSN(insn)) {
+		if (!INSN_P(insn))
+			continue;
+		subrtx_iterator::array_type array;
+		FOR_EACH_SUBRTX(iter, array, PATTERN(insn), ALL)
+		{
+			const_rtx x = *iter;
+			if (GET_CODE(x) != SYMBOL_REF || !SYMBOL_REF_DECL(x))
+				continue;
+			tree d = SYMBOL_REF_DECL(x);
+			tree a = TREE_CODE(d) == FUNCTION_DECL ?
+					 lookup_attribute(ATTR_HIT_SITE,
+							  DECL_ATTRIBUTES(d)) :
+					 NULL_TREE;
+			if (!a)
+				continue;
+			std::string name =
+				IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(d));
+			if (!emitted_hits.emplace(name, true).second)
+				continue;
+			unsigned flags = tree_to_uhwi(TREE_VALUE(
+				TREE_CHAIN(TREE_CHAIN(TREE_VALUE(a)))));
+			arch.trampoline(entries, name.c_str(),
+					flags & DYNCALL_SITE_RETPOLINE, true,
+					false);
+		}
+	}
 }
 
 /* Each site's entry, and right after it the entry of the first hit call
@@ -314,6 +360,7 @@ static unsigned int dyncall_rtl_execute(function *fun)
 				 kind, flags, tramp, false, false });
 	}
 	print_entries(entries, group, pend);
+	define_unlabelled_hits(entries);
 	/* The entries go after the function's last instruction, where no
 	 * branch has to jump over them (asm length is overestimated). */
 	if (!entries.empty()) {
