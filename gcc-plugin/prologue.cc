@@ -91,8 +91,107 @@ static void ppc64le_function_prologue(FILE *file)
 }
 #endif
 
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
+/*
+ * x86-64: one struct dyncall_fn_record (abi.h, docs/abi.md "Function
+ * records") per patchable function whose parameters pass nothing in
+ * vector registers: DYNCALL_FN_REC_NO_VEC, and the runtime's jump function
+ * for it leaves the xmm0-7 saves out.  Decided at final, on the function
+ * being output (an IPA clone has its own, final parameters).
+ * Conservative: a floating-point, complex-float or vector type anywhere in
+ * a parameter (a struct passed in memory included), varargs, a calling
+ * convention other than SysV's (ms_abi, interrupt,
+ * no_caller_saved_registers) or a COMDAT function (no group handling
+ * here): no record, the safe default.
+ */
+static void (*target_function_prologue)(FILE *);
+
+static bool has_vec_part(tree t, int depth)
+{
+	if (!t || depth > 32)
+		return true;
+	switch (TREE_CODE(t)) {
+	case REAL_TYPE:
+	case VECTOR_TYPE:
+		return true;
+	case COMPLEX_TYPE:
+	case ARRAY_TYPE:
+		return has_vec_part(TREE_TYPE(t), depth + 1);
+	case RECORD_TYPE:
+	case UNION_TYPE:
+	case QUAL_UNION_TYPE:
+		for (tree f = TYPE_FIELDS(t); f; f = DECL_CHAIN(f))
+			if (TREE_CODE(f) == FIELD_DECL &&
+			    has_vec_part(TREE_TYPE(f), depth + 1))
+				return true;
+		return false;
+	default:
+		return SCALAR_FLOAT_TYPE_P(t);
+	}
+}
+
+static bool takes_no_vec(tree fn)
+{
+	tree fntype = TREE_TYPE(fn);
+	static const char *const attrs[] = { "ms_abi", "interrupt",
+					     "no_caller_saved_registers" };
+
+	if (stdarg_p(fntype) || !dyncall_c_abi_p(fntype))
+		return false;
+	for (const char *a : attrs)
+		if (lookup_attribute(a, TYPE_ATTRIBUTES(fntype)) ||
+		    lookup_attribute(a, DECL_ATTRIBUTES(fn)))
+			return false;
+	for (tree p = DECL_ARGUMENTS(fn); p; p = DECL_CHAIN(p))
+		if (has_vec_part(TREE_TYPE(p), 0) ||
+		    has_vec_part(DECL_ARG_TYPE(p), 0))
+			return false;
+	return true;
+}
+
+/* The function has patchable entry NOPs (the attribute, else the
+ * option's N of N,M). */
+static bool has_patchable_entry(tree fn)
+{
+	tree a = lookup_attribute("patchable_function_entry",
+				  DECL_ATTRIBUTES(fn));
+
+	if (a)
+		return TREE_VALUE(a) &&
+		       tree_fits_uhwi_p(TREE_VALUE(TREE_VALUE(a))) &&
+		       tree_to_uhwi(TREE_VALUE(TREE_VALUE(a))) > 0;
+	return flag_patchable_function_entry &&
+	       strtoul(flag_patchable_function_entry, NULL, 10) > 0;
+}
+
+static void x86_64_function_prologue(FILE *file)
+{
+	tree fn = current_function_decl;
+	const char *name;
+
+	target_function_prologue(file);
+	if (!fn || DECL_COMDAT_GROUP(fn) || !has_patchable_entry(fn) ||
+	    !takes_no_vec(fn))
+		return;
+	name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
+	fputs("\t.pushsection " DYNCALL_FN_RECORDS_SECTION
+	      ",\"awo\",@progbits,",
+	      file);
+	assemble_name(file, name);
+	fputs("\n\t.p2align 3\n\t.8byte ", file);
+	assemble_name(file, name);
+	fprintf(file, "\n\t.4byte %u\n\t.4byte 0\n\t.popsection\n",
+		(unsigned)DYNCALL_FN_REC_NO_VEC);
+}
+#endif
+
 bool install_entry_nop(void)
 {
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
+	/* the records, also with -fplugin-arg-<name>-disable */
+	target_function_prologue = targetm.asm_out.function_prologue;
+	targetm.asm_out.function_prologue = x86_64_function_prologue;
+#endif
 #if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
 	/* also with -fplugin-arg-<name>-disable */
 	target_function_prologue = targetm.asm_out.function_prologue;

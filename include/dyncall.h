@@ -320,7 +320,10 @@ int dyncall_fn_hook(void *fn, dyncall_fn_handler handler, void *data);
  * regs->fpr) is then not filled in and writing it has no effect.  When
  * every handler of fn has the flag, x86-64 leaves the xmm0-7 saves out of
  * the jump function, aarch64 the q0-q7 saves and ppc64le the f1-f13 and
- * v2-v13 saves out of the trampoline.  Another flag: DYNCALL_ERR_INVAL. */
+ * v2-v13 saves out of the trampoline.  A function the compiler recorded
+ * as taking no vector argument (x86-64 dyncall plugin builds,
+ * dyncall_fn_flags: DYNCALL_FN_NO_VEC_ABI) gets that jump function
+ * whatever the flags.  Another flag: DYNCALL_ERR_INVAL. */
 #define DYNCALL_FN_NO_VEC 1u
 int dyncall_fn_hook_flags(void *fn, dyncall_fn_handler handler, void *data,
 			  unsigned flags);
@@ -360,6 +363,20 @@ struct dyncall_fn_info {
 	int status;           /* DYNCALL_OK or why it cannot be patched       */
 };
 int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
+/* What the runtime knows of fn's prototype and what its handlers get
+ * (docs/prologues.md, "Vector registers"), in *flags:
+ *   DYNCALL_FN_NO_VEC_ABI  the compiler recorded that fn takes no argument
+ *       in vector registers (a dyncall plugin build, abi.h
+ *       __dyncall_fn_records; x86-64): its jump function never saves them,
+ *       whatever the handlers' flags;
+ *   DYNCALL_FN_VEC_SAVED   fn has handlers and its jump function saves the
+ *       vector argument registers: regs->vec (ppc64le: also regs->fpr)
+ *       holds them and writes reach the function.  Clear (with handlers):
+ *       regs->vec is not filled in and writing it has no effect.
+ * DYNCALL_ERR_NOFN if fn is not a registered patchable function. */
+#define DYNCALL_FN_NO_VEC_ABI 1u
+#define DYNCALL_FN_VEC_SAVED 2u
+int dyncall_fn_flags(const void *fn, unsigned *flags);
 
 /*
  * Hook lists (docs/hooks.md): any number of void handlers called with the

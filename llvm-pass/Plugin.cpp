@@ -13,6 +13,7 @@
 #include "DynCallPass.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
+#include "FnRecords.h"
 
 using namespace llvm;
 
@@ -26,6 +27,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             PB.registerOptimizerLastEPCallback(
                 [](ModulePassManager &MPM, OptimizationLevel) {
                   MPM.addPass(DynCallPass(DynCallPass::Phase::Sites));
+                  MPM.addPass(dyncall::FnRecordsPass());
                 });
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, ModulePassManager &MPM,
@@ -35,6 +37,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     MPM.addPass(DynCallPass(DynCallPass::Phase::Both));
                   else if (Name == "dynamic-call-stores")
                     MPM.addPass(DynCallPass(DynCallPass::Phase::Stores));
+                  else if (Name == "dynamic-call-fn-records")
+                    MPM.addPass(dyncall::FnRecordsPass());
                   else if (Name == "dynamic-call-sites")
                     MPM.addPass(DynCallPass(DynCallPass::Phase::Sites));
                   else

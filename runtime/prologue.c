@@ -95,6 +95,7 @@ struct dc_fn {
 	bool ool_done;
 	bool queued;
 	struct dc_jf *jfs;
+	unsigned rec_flags; /* its __dyncall_fn_records flags, or 0 */
 };
 
 struct dc_fmod {
@@ -249,9 +250,14 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 	return err ? 0 : at;
 }
 
-/* Does a handler of f need the vector argument registers saved? */
+/* Does a handler of f need the vector argument registers saved?  Not
+ * when the compiler recorded that f takes no argument in them
+ * (DYNCALL_FN_REC_NO_VEC): they are dead at its entry, as for
+ * DYNCALL_FN_NO_VEC on every handler. */
 static bool want_vec(const struct dc_fn *f)
 {
+	if (f->rec_flags & DYNCALL_FN_REC_NO_VEC)
+		return false;
 	for (unsigned i = 0; i < f->w.nh; i++)
 		if (!(f->w.fl[i] & DYNCALL_FN_NO_VEC))
 			return true;
@@ -513,8 +519,44 @@ out:
 		hash_rebuild();
 }
 
+static bool sh_named(const uint8_t *file, const ElfW(Shdr) * shstr,
+		     const ElfW(Shdr) * sh, const char *name)
+{
+	return sh->sh_name < shstr->sh_size &&
+	       !strncmp((const char *)file + shstr->sh_offset + sh->sh_name,
+			name, shstr->sh_size - sh->sh_name) &&
+	       (sh->sh_flags & SHF_ALLOC);
+}
+
+/* The module's __dyncall_fn_records (abi.h, from memory, relocated): the
+ * flags the compiler recorded per function.  A record that names no
+ * registered function of this module (zero, dropped, an interposed symbol
+ * resolved into another module) is ignored: that function keeps the safe
+ * default. */
+static void mod_records(struct dc_fmod *m, const uint8_t *file,
+			const ElfW(Ehdr) * eh, const ElfW(Shdr) * shs,
+			const ElfW(Shdr) * shstr)
+{
+	for (unsigned s = 0; s < eh->e_shnum; s++) {
+		const ElfW(Shdr) *sh = &shs[s];
+		const struct dyncall_fn_record *r;
+
+		if (!sh_named(file, shstr, sh, DYNCALL_FN_RECORDS_SECTION) ||
+		    sh->sh_size % sizeof(*r))
+			continue;
+		r = (const struct dyncall_fn_record *)(m->base + sh->sh_addr);
+		for (size_t i = 0; i < sh->sh_size / sizeof(*r); i++) {
+			struct dc_fn *f =
+				r[i].fn ? fn_lookup((uintptr_t)r[i].fn) : NULL;
+
+			if (f && f->mod == m)
+				f->rec_flags = r[i].flags;
+		}
+	}
+}
+
 /* Read the module's file: its __patchable_function_entries (the
- * addresses, from memory) and its symbols. */
+ * addresses, from memory), its __dyncall_fn_records and its symbols. */
 static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 {
 	const char *path = m->path[0] ? m->path : "/proc/self/exe";
@@ -554,10 +596,7 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 		const uintptr_t *e;
 		size_t n;
 
-		if (sh->sh_name >= shstr->sh_size ||
-		    strncmp((const char *)file + shstr->sh_offset + sh->sh_name,
-			    PFE_SECTION, shstr->sh_size - sh->sh_name) ||
-		    !(sh->sh_flags & SHF_ALLOC) || sh->sh_size % 8)
+		if (!sh_named(file, shstr, sh, PFE_SECTION) || sh->sh_size % 8)
 			continue;
 		e = (const uintptr_t *)(m->base + sh->sh_addr);
 		n = sh->sh_size / 8;
@@ -598,6 +637,7 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 		m->nfn++;
 	}
 	hash_rebuild();
+	mod_records(m, file, eh, shs, shstr);
 	name_fns(m, file, size, eh, shs);
 out:
 	dc_free(recs, cap * sizeof(*recs));
@@ -1246,6 +1286,29 @@ DC_EXPORT int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out)
 		out->status = f->status;
 	} else {
 		s = fn ? DYNCALL_ERR_NOFN : DYNCALL_ERR_INVAL;
+	}
+	dc_unlock(&saved);
+	return s;
+}
+
+DC_EXPORT int dyncall_fn_flags(const void *fn, unsigned *flags)
+{
+	struct dc_fn *f;
+	sigset_t saved;
+	int s = DYNCALL_OK;
+
+	if (!fn || !flags)
+		return DYNCALL_ERR_INVAL;
+	*flags = 0;
+	state_begin(&saved);
+	f = fn_lookup((uintptr_t)fn);
+	if (f) {
+		if (f->rec_flags & DYNCALL_FN_REC_NO_VEC)
+			*flags |= DYNCALL_FN_NO_VEC_ABI;
+		if (f->w.nh && want_vec(f))
+			*flags |= DYNCALL_FN_VEC_SAVED;
+	} else {
+		s = DYNCALL_ERR_NOFN;
 	}
 	dc_unlock(&saved);
 	return s;

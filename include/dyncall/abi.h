@@ -237,4 +237,45 @@ static inline void *dyncall_rel(const int32_t *field)
 #define DYNCALL_X86_64_TRAMP_PAD 3
 #define DYNCALL_X86_64_TRAMP_ALIGN 8
 
+/*
+ * Per-function records of patchable prologues (docs/abi.md, "Function
+ * records").  Additive (the version stays 1): emitted by the plugins, when
+ * a function has patchable entry NOPs (-fpatchable-function-entry or the
+ * attribute), into section __dyncall_fn_records ("aw", SHF_LINK_ORDER to
+ * the function: it lives and dies with the function under --gc-sections),
+ * one 16-byte record per function, 8-byte aligned.  `fn` is the function's
+ * address (its symbol, the entry the runtime registers), an absolute
+ * pointer like the entries of __patchable_function_entries: a self-relative
+ * offset to a symbol another module may preempt cannot be linked into a
+ * shared object.  A record whose `fn` is not a registered patchable entry
+ * of the same module (zero, a dropped function, an interposed symbol) is
+ * ignored by the runtime and reported by dyncall-rewrite check (DC066).
+ * A function without a record (no plugin, another arch) keeps the safe
+ * default: every flag clear.  Unknown flags are ignored; `reserved` is 0.
+ */
+#define DYNCALL_FN_RECORDS_SECTION "__dyncall_fn_records"
+
+/* struct dyncall_fn_record.flags */
+enum dyncall_fn_record_flags {
+	/* x86-64 SysV: the prototype passes nothing in vector registers (no
+	 * parameter of a floating-point or vector type (float, double, long
+	 * double, _Float16, __m128, ...), no aggregate or complex containing
+	 * one, whatever its size; not variadic: a variadic callee receives %al and xmm0-7), and
+	 * the function uses the default calling convention.  The runtime then
+	 * hooks it with a jump function without xmm0-7 saves, as if every
+	 * handler had DYNCALL_FN_NO_VEC. */
+	DYNCALL_FN_REC_NO_VEC = 1u << 0,
+};
+
+struct dyncall_fn_record {
+	uint64_t fn;       /* the function (absolute, relocated at load) */
+	uint32_t flags;    /* enum dyncall_fn_record_flags */
+	uint32_t reserved; /* 0 */
+};
+#ifdef __cplusplus
+static_assert(sizeof(dyncall_fn_record) == 16, "ABI");
+#else
+_Static_assert(sizeof(struct dyncall_fn_record) == 16, "ABI");
+#endif
+
 #endif /* DYNCALL_ABI_H */

@@ -15,6 +15,10 @@ DYNCALL_ABI_VERSION = 1
 
 DYNCALL_SITES_SECTION = "__dyncall_sites"
 DYNCALL_KEYS_SECTION = "__dyncall_keys"
+DYNCALL_FN_RECORDS_SECTION = "__dyncall_fn_records"
+# struct dyncall_fn_record (16 bytes): fn (u64), flags (u32), reserved (u32)
+DYNCALL_FN_REC_NO_VEC = 1 << 0
+FN_RECORD_SIZE = 16
 DYNCALL_TRAMP_PREFIX = "__dyncall_tramp."
 DYNCALL_KEYCELL_PREFIX = "__dyncall_keycell."
 DYNCALL_TYPE_KEY_PREFIX = "__dyncall_tkey."

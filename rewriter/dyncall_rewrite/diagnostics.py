@@ -65,6 +65,7 @@ CODES: dict[str, tuple[str, str]] = {
     "DC063": (ERROR, "patchable entry does not point at a patchable prologue's NOPs"),
     "DC064": (ERROR, "patchable prologue overlaps a dyncall site or trampoline"),
     "DC065": (NOTE, "zero or duplicate patchable entry: skipped by the runtime"),
+    "DC066": (ERROR, "malformed __dyncall_fn_records, or a record that names no patchable entry"),
 }
 
 

@@ -260,6 +260,7 @@ def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
         "entry_nop_bytes": p.entry_nops if p.function is not None else None,
         "hookable": p.hookable,
         "state": p.state,
+        "no_vec": p.no_vec,
     }
 
 
@@ -273,4 +274,5 @@ def format_prologue(r: dict[str, Any]) -> str:
     return (
         f"#{r['index']} record={rec} function={fn} nops={nops} pad={pad}"
         f" hookable={'yes' if r['hookable'] else 'no'} state={r['state']}"
+        f" novec={'yes' if r['no_vec'] else 'no'}"
     )

@@ -69,6 +69,7 @@ class PrologueInfo:
     entry_nops: int = 0  # bytes of NOPs at the entry (after its landing pad)
     pad: str | None = None  # landing pad the function starts with
     hookable: bool = False  # the runtime's layout (docs/prologues.md)
+    no_vec: bool = False  # a __dyncall_fn_records record flags it DYNCALL_FN_REC_NO_VEC
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The rules of ``__patchable_function_entries`` (DC060-DC065), on the
+"""The rules of ``__patchable_function_entries`` (DC060-DC065) and of
+``__dyncall_fn_records`` (DC066), on the
 engine of rules.py, and their runner (``check_prologues``).
 
 Each record of the section (one pointer per function compiled with
@@ -24,6 +25,7 @@ import bisect
 import itertools
 from dataclasses import dataclass, field
 
+from dyncall_rewrite import abi
 from dyncall_rewrite.arch import Backend
 from dyncall_rewrite.diagnostics import CODES, ERROR, Diagnostic
 from dyncall_rewrite.elf import Image
@@ -224,6 +226,70 @@ def check_prologues(an: Analysis) -> None:
         p = PrologueInfo(i, addr, pv.value if pv.known else None)
         an.prologues.append(p)
         RULES.diagnose("prologue", ctx, p)
+    check_fn_records(an)
+
+
+@dataclass
+class FnRecordContext:
+    image: Image
+    diagnostics: list[Diagnostic]
+    entries: dict[int, PrologueInfo]  # function entry -> its valid record
+
+    def report(self, addr: int | None, msg: str, index: int | None = None) -> None:
+        self.diagnostics.append(Diagnostic("DC066", addr, msg, index, abi.DYNCALL_FN_RECORDS_SECTION))
+
+
+@RULES.rule("DC066", stage="fn-record-table")
+def fn_records_readable(ctx: FnRecordContext, t: Section) -> bool:
+    """__dyncall_fn_records: whole 16-byte records, allocated, file-backed."""
+    for problem in section_problems(t):
+        ctx.report(t.addr, f"section {t.name} {problem}")
+    return t.data is not None and not section_problems(t)
+
+
+@RULES.rule("DC066", stage="fn-record")
+def fn_record_names_an_entry(ctx: FnRecordContext, rec: tuple[int, int]) -> bool:
+    """A record names the entry of a function that a
+    __patchable_function_entries record registers (the runtime ignores one
+    that does not: the function keeps the full vector saves).  A record the
+    loader binds to a symbol (a preemptible function of a shared object)
+    is checked against the file's own definition of it, one bound to a
+    symbol the file does not define is not checked; 0 (a function the
+    linker dropped) is ignored like the runtime does."""
+    i, addr = rec
+    img = ctx.image
+    pv = img.pointer(addr)
+    raw = img.read(addr + 8, 8)
+    value = pv.value if pv.known else None
+    if value is None and pv.symbol:
+        value = img.symbol_address(pv.symbol)
+    if value is None or raw is None or value == 0:
+        return True
+    p = ctx.entries.get(value)
+    if p is None:
+        what = f"function record #{i} names 0x{value:x}"
+        ctx.report(addr, f"{what}, not the entry of a registered patchable function", i)
+        return False
+    if int.from_bytes(raw[:4], "little") & abi.DYNCALL_FN_REC_NO_VEC:
+        p.no_vec = True
+    return True
+
+
+def check_fn_records(an: Analysis) -> None:
+    """Run the DC066 rules on __dyncall_fn_records (abi.h struct
+    dyncall_fn_record, 16 bytes), if the image has it, after the
+    __patchable_function_entries records; flags ``no_vec`` on the
+    prologues they name."""
+    img = an.image
+    sec = find_table(img, abi.DYNCALL_FN_RECORDS_SECTION, abi.FN_RECORD_SIZE, 8)
+    if sec is None:
+        return
+    entries = {p.function: p for p in an.prologues if p.function is not None and p.state == "ok"}
+    ctx = FnRecordContext(img, an.diagnostics, entries)
+    if not RULES.diagnose("fn-record-table", ctx, sec):
+        return
+    for i in range(sec.size // abi.FN_RECORD_SIZE):
+        RULES.diagnose("fn-record", ctx, (i, sec.addr + i * abi.FN_RECORD_SIZE))
 
 
 def _owned(an: Analysis) -> tuple[list[int], list[int]]:

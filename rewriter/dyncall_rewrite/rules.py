@@ -51,6 +51,8 @@ STAGES = (
     "overlap",
     "prologue-table",
     "prologue",
+    "fn-record-table",
+    "fn-record",
 )
 
 

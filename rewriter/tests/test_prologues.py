@@ -84,6 +84,19 @@ DEFECTS = {
         [("DC063", 0)],
     ),
     "misaligned-slot": (fn("f", align=".p2align 3\n\t.fill 4, 1, 0xcc") + records(".Lrec_f"), [("DC062", 0)]),
+    # __dyncall_fn_records (abi.h): a record naming main (no patchable
+    # entry), and a section that is not whole 16-byte records
+    "fn-record-elsewhere": (
+        fn("f") + records(".Lrec_f") + '\t.section __dyncall_fn_records,"aw",@progbits\n\t.p2align 3\n'
+        "\t.quad f\n\t.long 1, 0\n\t.quad main\n\t.long 1, 0\n",
+        [("DC066", 1)],
+    ),
+    "fn-record-short": (
+        fn("f")
+        + records(".Lrec_f")
+        + '\t.section __dyncall_fn_records,"aw",@progbits\n\t.p2align 3\n\t.quad f\n',
+        [("DC066", None)],
+    ),
     "short-section": (
         '\t.section __patchable_function_entries,"aw",@progbits\n\t.p2align 3\n\t.long 0\n',
         [("DC060", None)],

@@ -1,0 +1,182 @@
+// Checks the per-function records of patchable prologues (abi.h __dyncall_fn_records, docs/prologues.md "Vector registers"): the LLVM pass and the GCC plugin (12, 11) record DYNCALL_FN_REC_NO_VEC for a patchable function whose parameters pass nothing in vector registers (int args: flagged; a double, varargs, a struct of floats by value, a struct with a double passed in memory, a function opted out of patching: no record); the runtime then hooks a flagged function with the jump function without xmm0-7 saves (its exact layout at 0x5a: the r10 save of the NO_VEC form) and an unflagged one with the full one, dyncall_fn_flags says which, and the hooks work on both; a build without the plugin has no record (the full save everywhere).
+// REQUIRES: x86_64, dyncall-runtime
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-CLANG
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-GCC
+// RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-GCC %}
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
+// RUN: %t.clang | FileCheck %s --check-prefixes=OUT,REC
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc
+// RUN: %t.gcc | FileCheck %s --check-prefixes=OUT,REC
+// RUN: %dyncall_rewrite check %t.gcc
+// RUN: %dyncall_rewrite check %t.clang
+// RUN: %dyncall_rewrite list --prologues %t.gcc | FileCheck %s --check-prefix=LIST
+// RUN: %dyncall_rewrite list --prologues %t.clang | FileCheck %s --check-prefix=LIST
+// a shared object: the records of its preemptible functions are symbol
+// relocations, checked against the file's own definitions
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -fPIC -shared %s -o %t.so
+// RUN: %dyncall_rewrite check %t.so
+// RUN: %dyncall_rewrite list --prologues %t.so | FileCheck %s --check-prefix=LIST
+// RUN: %dyncall_rewrite list --prologues %t.plain | FileCheck %s --check-prefix=LIST-PLAIN
+// RUN: %clang -fpatchable-function-entry=29,24 -falign-functions=8 -O2 %libdyncall_cflags %s -o %t.plain %libdyncall_ldflags
+// RUN: %t.plain | FileCheck %s --check-prefixes=OUT,PLAIN
+//
+// One record per flagged function, 16 bytes: the function, flags 1, 0.
+// ASM-CLANG: .section __dyncall_fn_records,"awo",@progbits,ints,unique,{{[0-9]+}}
+// ASM-CLANG-NEXT: .p2align 3
+// ASM-CLANG-NEXT: .L__dyncall_fn_record{{.*}}:
+// ASM-CLANG-NEXT: .quad ints
+// ASM-CLANG-NEXT: .long 1
+// ASM-CLANG-NEXT: .long 0
+// ASM-GCC: .pushsection __dyncall_fn_records,"awo",@progbits,ints
+// ASM-GCC-NEXT: .p2align 3
+// ASM-GCC-NEXT: .8byte ints
+// ASM-GCC-NEXT: .4byte 1
+// ASM-GCC-NEXT: .4byte 0
+// ASM-GCC-NEXT: .popsection
+// LIST-DAG: <ints> nops=24+5 {{.*}} novec=yes
+// LIST-DAG: <dbl> nops=24+5 {{.*}} novec=no
+// LIST-DAG: <var> nops=24+5 {{.*}} novec=no
+// LIST-DAG: <sfl> nops=24+5 {{.*}} novec=no
+// LIST-DAG: <sbig> nops=24+5 {{.*}} novec=no
+// LIST-PLAIN: <ints> nops=24+5 {{.*}} novec=no
+// ASM-NOT: {{(quad|8byte)}} {{dbl|var|sfl|sbig|opted_out}}{{$}}
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <dyncall.h>
+
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE __attribute__((noinline, noclone))
+#endif
+
+struct fl {
+	float a, b;
+};
+struct big {
+	long x[4];
+	double d;
+};
+
+NOINLINE long ints(long a, int b) { return a + b; }
+NOINLINE double dbl(double x) { return 2 * x; }
+NOINLINE int var(int n, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, n);
+	r = va_arg(ap, int);
+	va_end(ap);
+	return r + n;
+}
+NOINLINE float sfl(struct fl s) { return s.a + s.b; }
+NOINLINE long sbig(struct big s) { return s.x[0] + (long)s.d; }
+DYNCALL_NOT_PATCHABLE NOINLINE long opted_out(long a) { return a; }
+
+static long count;
+
+static void h(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	(void)fn, (void)ret, (void)r;
+	++*(long *)data;
+}
+
+/* The jump function Q leads to: Q = f - 8 holds 90 90 90 e9 <rel32>. */
+static const uint8_t *jump_function(void *f)
+{
+	const volatile uint8_t *q = (const volatile uint8_t *)f - 8;
+	uint32_t rel = 0;
+
+	if (q[3] != 0xe9)
+		return NULL;
+	for (int i = 3; i >= 0; i--)
+		rel = rel << 8 | q[4 + i];
+	return (const uint8_t *)q + 8 + (int32_t)rel;
+}
+
+/* Which jump function (test/prologues/jump-function-x86_64.c has both
+ * in full): the NO_VEC form saves r10 at 0x5a right after regs->ret,
+ * the full one its first xmm there (movaps %xmm0, 0x50(%rsp)). */
+static const char *form(void *f)
+{
+	static const uint8_t r10[] = { 0x4c, 0x89, 0x54, 0x24, 0x08 };
+	static const uint8_t xmm0[] = { 0x0f, 0x29, 0x44, 0x24, 0x50 };
+	const uint8_t *jf = jump_function(f);
+
+	if (!jf)
+		return "none";
+	if (!memcmp(jf + 0x5a, r10, sizeof(r10)))
+		return "novec";
+	if (!memcmp(jf + 0x5a, xmm0, sizeof(xmm0)))
+		return "full";
+	return "other";
+}
+
+static void show(const char *name, void *f, unsigned flags)
+{
+	unsigned fl = 0;
+	int s = flags ? dyncall_fn_hook_flags(f, h, &count, flags) :
+			dyncall_fn_hook(f, h, &count);
+	int q = dyncall_fn_flags(f, &fl);
+
+	printf("%s: %d %d abi %u saved %u %s", name, s, q,
+	       fl & DYNCALL_FN_NO_VEC_ABI, (fl & DYNCALL_FN_VEC_SAVED) >> 1,
+	       form(f));
+}
+
+int main(void)
+{
+	long (*volatile pints)(long, int) = ints;
+	double (*volatile pdbl)(double) = dbl;
+	int (*volatile pvar)(int, ...) = var;
+	float (*volatile psfl)(struct fl) = sfl;
+	long (*volatile psbig)(struct big) = sbig;
+	struct fl f = { 1, 2 };
+	struct big b = { { 4, 0, 0, 0 }, 3.0 };
+	unsigned fl = 7;
+
+	// REC:   ints: 0 0 abi 1 saved 0 novec -> 5 count 1
+	// PLAIN: ints: 0 0 abi 0 saved 1 full -> 5 count 1
+	show("ints", (void *)ints, 0);
+	long v = pints(2, 3);
+	printf(" -> %ld count %ld\n", v, count);
+	// OUT-NEXT: dbl: 0 0 abi 0 saved 1 full -> 3 count 2
+	show("dbl", (void *)dbl, 0);
+	double d = pdbl(1.5);
+	printf(" -> %g count %ld\n", d, count);
+	// OUT-NEXT: var: 0 0 abi 0 saved 1 full -> 9 count 3
+	show("var", (void *)var, 0);
+	v = pvar(2, 7);
+	printf(" -> %ld count %ld\n", v, count);
+	// OUT-NEXT: sfl: 0 0 abi 0 saved 1 full -> 3 count 4
+	show("sfl", (void *)sfl, 0);
+	d = psfl(f);
+	printf(" -> %g count %ld\n", d, count);
+	// OUT-NEXT: sbig: 0 0 abi 0 saved 1 full -> 7 count 5
+	show("sbig", (void *)sbig, 0);
+	v = psbig(b);
+	printf(" -> %ld count %ld\n", v, count);
+	/* the explicit flag still works on an unflagged function */
+	dyncall_fn_restore((void *)dbl);
+	// OUT-NEXT: dbl no vec: 0 0 abi 0 saved 0 novec -> 3 count 6
+	show("dbl no vec", (void *)dbl, DYNCALL_FN_NO_VEC);
+	d = pdbl(1.5);
+	printf(" -> %g count %ld\n", d, count);
+	/* restored: no handlers, nothing saved; not patchable: NOFN */
+	dyncall_fn_restore((void *)ints);
+	// REC-NEXT:   restored: 0 1; opted out: 1
+	// PLAIN-NEXT: restored: 0 0; opted out: 1
+	int q = dyncall_fn_flags((void *)ints, &fl);
+
+	printf("restored: %d %u", q, fl);
+	printf("; opted out: %d\n",
+	       dyncall_fn_flags((void *)opted_out, &fl) == DYNCALL_ERR_NOFN);
+	// OUT-NEXT: bad: 1
+	printf("bad: %d\n", dyncall_fn_flags((void *)ints, NULL) ==
+				    DYNCALL_ERR_INVAL);
+	return 0;
+}
