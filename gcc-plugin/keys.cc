@@ -41,6 +41,24 @@ void set_internal_linkage(tree decl, bool comdat)
 				  NULL_TREE, DECL_ATTRIBUTES(decl));
 }
 
+/* A per-site trampoline: a hidden external function of the call's type,
+ * defined later in assembly (rtl.cc); it takes the static chain, which
+ * keeps folding from dropping the chain argument of the calls to it. */
+tree new_trampoline_decl(const std::string &name, tree fntype)
+{
+	tree decl = build_decl(UNKNOWN_LOCATION, FUNCTION_DECL,
+			       get_identifier(name.c_str()), fntype);
+
+	SET_DECL_ASSEMBLER_NAME(decl, DECL_NAME(decl));
+	TREE_PUBLIC(decl) = 1;
+	DECL_EXTERNAL(decl) = 1;
+	DECL_ARTIFICIAL(decl) = 1;
+	DECL_VISIBILITY(decl) = VISIBILITY_HIDDEN;
+	DECL_VISIBILITY_SPECIFIED(decl) = 1;
+	DECL_STATIC_CHAIN(decl) = 1;
+	return decl;
+}
+
 tree new_plugin_var(const std::string &name, tree type)
 {
 	tree decl = build_decl(UNKNOWN_LOCATION, VAR_DECL,

@@ -186,6 +186,7 @@ extern hash_map<tree, unsigned> *key_index; /* decl -> index in keys */
 dyncall_key &key_of(tree decl);
 void set_internal_linkage(tree decl, bool comdat);
 tree new_plugin_var(const std::string &name, tree type);
+tree new_trampoline_decl(const std::string &name, tree fntype);
 tree new_descriptor(const std::string &symbol);
 
 /* escapes.cc: which keys a statement reads or writes, and which escape. */

@@ -237,17 +237,7 @@ tree new_trampoline(gcall *call, tree key, unsigned flags, const dyncall_key &k,
 	std::string name = std::string(DYNCALL_TRAMP_PREFIX) + unit_id + "." +
 			   std::to_string(sites.size());
 	tree fntype = gimple_call_fntype(call);
-	tree decl = build_decl(UNKNOWN_LOCATION, FUNCTION_DECL,
-			       get_identifier(name.c_str()), fntype);
-
-	SET_DECL_ASSEMBLER_NAME(decl, DECL_NAME(decl));
-	TREE_PUBLIC(decl) = 1;
-	DECL_EXTERNAL(decl) = 1;
-	DECL_ARTIFICIAL(decl) = 1;
-	DECL_VISIBILITY(decl) = VISIBILITY_HIDDEN;
-	DECL_VISIBILITY_SPECIFIED(decl) = 1;
-	/* It takes the static chain: keeps folding from dropping it. */
-	DECL_STATIC_CHAIN(decl) = 1;
+	tree decl = new_trampoline_decl(name, fntype);
 	tree args = tree_cons(
 		NULL_TREE, build_string(k.cell.size() + 1, k.cell.c_str()),
 		tree_cons(NULL_TREE, build_int_cst(unsigned_type_node, flags),

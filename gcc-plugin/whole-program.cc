@@ -173,16 +173,10 @@ static unsigned long hit_counter;
 
 static tree new_literal(const std::string &name)
 {
-	tree lit = build_decl(UNKNOWN_LOCATION, VAR_DECL,
-			      get_identifier(name.c_str()), ptr_type_node);
-	SET_DECL_ASSEMBLER_NAME(lit, DECL_NAME(lit));
-	TREE_STATIC(lit) = 1;
+	/* Static, artificial, used, preserved: the table names it from asm. */
+	tree lit = new_plugin_var(name, ptr_type_node);
 	TREE_PUBLIC(lit) = 0;
-	DECL_ARTIFICIAL(lit) = 1;
 	TREE_ADDRESSABLE(lit) = 1;
-	/* The table names it from asm: never removed. */
-	DECL_PRESERVE_P(lit) = 1;
-	TREE_USED(lit) = 1;
 	SET_DECL_ALIGN(lit, 64);
 	DECL_USER_ALIGN(lit) = 1;
 	DECL_INITIAL(lit) = build_fold_addr_expr(lit);
@@ -193,15 +187,7 @@ static tree new_literal(const std::string &name)
 static tree new_hit_trampoline(const std::string &name, tree owner, tree lit,
 			       unsigned flags)
 {
-	tree decl = build_decl(UNKNOWN_LOCATION, FUNCTION_DECL,
-			       get_identifier(name.c_str()), TREE_TYPE(owner));
-	SET_DECL_ASSEMBLER_NAME(decl, DECL_NAME(decl));
-	TREE_PUBLIC(decl) = 1;
-	DECL_EXTERNAL(decl) = 1;
-	DECL_ARTIFICIAL(decl) = 1;
-	DECL_VISIBILITY(decl) = VISIBILITY_HIDDEN;
-	DECL_VISIBILITY_SPECIFIED(decl) = 1;
-	DECL_STATIC_CHAIN(decl) = 1;
+	tree decl = new_trampoline_decl(name, TREE_TYPE(owner));
 	tree lname = DECL_ASSEMBLER_NAME(lit);
 	tree args = tree_cons(
 		NULL_TREE, owner,

@@ -16,8 +16,8 @@
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -fPIC -shared %s -o %t.so
 // RUN: %dyncall_rewrite check %t.so
 // RUN: %dyncall_rewrite list --prologues %t.so | FileCheck %s --check-prefix=LIST
-// RUN: %dyncall_rewrite list --prologues %t.plain | FileCheck %s --check-prefix=LIST-PLAIN
 // RUN: %clang -fpatchable-function-entry=29,24 -falign-functions=8 -O2 %libdyncall_cflags %s -o %t.plain %libdyncall_ldflags
+// RUN: %dyncall_rewrite list --prologues %t.plain | FileCheck %s --check-prefix=LIST-PLAIN
 // RUN: %t.plain | FileCheck %s --check-prefixes=OUT,PLAIN
 //
 // One record per flagged function, 16 bytes: the function, flags 1, 0.
