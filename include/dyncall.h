@@ -218,7 +218,8 @@ const char *dyncall_version(void);
  * DYNCALL_PATCHABLE) runs a few NOPs and nothing else until it is hooked
  * (handlers run on entry, then its body) or redirected (every caller
  * reaches another function instead: live patching).  x86_64, aarch64 and
- * ppc64le (GCC with the dyncall plugin); elsewhere every call returns
+ * ppc64le (GCC with the dyncall plugin; Clang through its XRay entry
+ * sleds); elsewhere every call returns
  * DYNCALL_ERR_UNSUPPORTED.
  *
  *	int parse(const char *s) DYNCALL_PATCHABLE;
@@ -242,10 +243,21 @@ const char *dyncall_version(void);
  * `mov x9, x30` and the NOP <-> `bl` of CALL_OPS. */
 #define DYNCALL_PATCHABLE_N 4
 #define DYNCALL_PATCHABLE_M 2
+#elif defined(__powerpc64__) && defined(__clang__)
+/* Clang: an XRay entry sled at the local entry (its driver refuses
+ * -fpatchable-function-entry on ppc64le); effective with the XRay flags
+ * dyncall-cc adds to every Clang compile for ppc64le (docs/prologues.md),
+ * ignored without them. */
+#if defined(__has_attribute)
+#if __has_attribute(xray_always_instrument)
+#define DYNCALL_PATCHABLE __attribute__((xray_always_instrument))
+#define DYNCALL_NOT_PATCHABLE __attribute__((xray_never_instrument))
+#endif
+#endif
 #elif defined(__powerpc64__) && defined(__GNUC__) && !defined(__clang__)
 /* One NOP right after the local entry, emitted by the dyncall GCC plugin
  * (GCC 12's own -fpatchable-function-entry puts it before the global
- * entry's TOC setup); Clang: not supported on ppc64le. */
+ * entry's TOC setup); Clang: an XRay entry sled (above). */
 #if defined(__has_attribute)
 #if __has_attribute(dyncall_patchable)
 #define DYNCALL_PATCHABLE __attribute__((dyncall_patchable))

@@ -249,7 +249,8 @@ def _target_json(an: Analysis, values: np.ndarray, name: str) -> list[str]:
 def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
     """The ``list --prologues`` record of one __patchable_function_entries
     record (bytes of NOPs before the entry and at it; ``hookable``: the
-    runtime's layout)."""
+    runtime's layout) or XRay entry sled (``sled`` "xray": its 28 bytes
+    counted as the entry's)."""
     return {
         "index": p.index,
         "record": p.record,
@@ -261,6 +262,7 @@ def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
         "hookable": p.hookable,
         "state": p.state,
         "no_vec": p.no_vec,
+        "sled": p.sled,
     }
 
 
@@ -274,5 +276,5 @@ def format_prologue(r: dict[str, Any]) -> str:
     return (
         f"#{r['index']} record={rec} function={fn} nops={nops} pad={pad}"
         f" hookable={'yes' if r['hookable'] else 'no'} state={r['state']}"
-        f" novec={'yes' if r['no_vec'] else 'no'}"
+        f" novec={'yes' if r['no_vec'] else 'no'} sled={r['sled']}"
     )
