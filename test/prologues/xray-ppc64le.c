@@ -1,9 +1,24 @@
-// Checks the Clang route on ppc64le (XRay entry sleds, docs/prologues.md) under qemu, against the plain build: functions with a global entry (TOC set-up, the sled at the local entry) hooked and redirected while called directly (the local entry) and through a pointer (the global entry, where r2 is computed from r12), several handlers in order, arguments read and written, a redirect to a function of the same module that calls dyncall_fn_original, restore (the sled's `b .+28` back), and a DSO linked to the program (called from the program through its PLT stub and from inside the DSO).
+// Checks the Clang route on ppc64le (XRay entry sleds, docs/prologues.md) under qemu, against the plain build: functions with a global entry (TOC set-up, the sled at the local entry) hooked and redirected while called directly (the local entry) and through a pointer (the global entry, where r2 is computed from r12), several handlers in order, arguments read and written, a redirect to a function of the same module that calls dyncall_fn_original, restore (the sled's `b .+28` back), and a DSO linked to the program (called from the program through its PLT stub and from inside the DSO); the same program linked with LTO, with --gc-sections, and against a GCC-built DSO; a bad sled failing dyncall-cc's link-time check.
 // REQUIRES: qemu-ppc64le, dyncall-runtime-ppc64le
 // RUN: rm -rf %t && mkdir -p %t/plain
 // RUN: %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -fPIC -shared %S/Inputs/xray-mod.c -o %t/libxmod.so
 // RUN: %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 %s -L%t -lxmod -Wl,-rpath,%t -o %t/xray
 // RUN: %qemu_ppc64le %t/xray | FileCheck %s --check-prefixes=PLAIN,CHECK
+// the same program linked with LTO (lld and GNU ld: the LTO code generator makes the sleds), with --gc-sections, and against the DSO built by GCC with the dyncall plugin (both routes in one process)
+// RUN: %if lld %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -flto -fuse-ld=lld %s -L%t -lxmod -Wl,-rpath,%t -o %t/xray-lto-lld %}
+// RUN: %if lld %{ %qemu_ppc64le %t/xray-lto-lld | FileCheck %s --check-prefixes=PLAIN,CHECK %}
+// RUN: %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -flto %s -L%t -lxmod -Wl,-rpath,%t -o %t/xray-lto-bfd
+// RUN: %qemu_ppc64le %t/xray-lto-bfd | FileCheck %s --check-prefixes=PLAIN,CHECK
+// RUN: %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -ffunction-sections -Wl,--gc-sections %s -L%t -lxmod -Wl,-rpath,%t -o %t/xray-gc
+// RUN: %qemu_ppc64le %t/xray-gc | FileCheck %s --check-prefixes=PLAIN,CHECK
+// RUN: %if gcc-plugin-ppc64le %{ mkdir -p %t/gcc %}
+// RUN: %if gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 -fPIC -shared %S/Inputs/xray-mod.c -o %t/gcc/libxmod.so %}
+// RUN: %if gcc-plugin-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 %s -L%t/gcc -lxmod -Wl,-rpath,%t/gcc -o %t/xray-mixed %}
+// RUN: %if gcc-plugin-ppc64le %{ %qemu_ppc64le %t/xray-mixed | FileCheck %s --check-prefixes=PLAIN,CHECK %}
+// a sled of another shape fails dyncall-cc's link-time check (refused.c)
+// RUN: %if dyncall-rewrite %{ not %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 %S/refused.c -o %t/refused 2>&1 | FileCheck %s --check-prefix=LINKCHECK %}
+// LINKCHECK: <five>: error DC063: entry sled #{{[0-9]+}} ({{.*}}) is not the XRay entry sled the runtime patches: word 2 at {{.*}} is `std r0, -0x10(r1)`, not `std 0, -8(1)`
+// LINKCHECK: <bad_entry>: error DC063: entry sled #{{[0-9]+}} ({{.*}}) is not the XRay entry sled the runtime patches: word 0 at {{.*}}, not `b .+28`
 // dyncall-rewrite check and list --prologues see the entry sleds (dyncall-cc ran check at link: a bad sled fails the link)
 // RUN: %if dyncall-rewrite %{ %dyncall_rewrite check %t/xray %t/libxmod.so | FileCheck %s --check-prefix=RWCHECK %}
 // RUN: %if dyncall-rewrite %{ %dyncall_rewrite list --prologues %t/xray | FileCheck %s --check-prefix=LIST %}
