@@ -36,6 +36,7 @@ build=${BUILD_DIR:-$root/build}
 case $build in /*) ;; *) build=$root/$build ;; esac
 export BUILD_DIR=$build
 ho=${HELDOUT_DIR:-$build/heldout}
+case $ho in /*) ;; *) ho=$PWD/$ho ;; esac
 src=$build/realworld/src
 dcc=$build/bin/dyncall-cc
 rewrite=$build/bin/dyncall-rewrite
