@@ -3,8 +3,8 @@
 built plain (-O2) and with dyncall-cc --dyncall-prologues=all (build.sh
 variant pfe, the unmodified sources), docs/prologues.md "On a real program".
 
-    realworld_prologues.py [--compilers clang-19,gcc-12] [--rounds 7]
-                           [--sqlite-size 25] [--no-build] [--json FILE]
+    realworld_prologues.py [--compilers clang-19,gcc-12] [--rounds 9]
+                           [--sqlite-size 100] [--no-build] [--json FILE]
 
 Per compiler, INTERLEAVED (round r runs every variant once, in a fixed
 order, before round r+1), the CPU time (user + sys of the child, os.wait4)
@@ -102,8 +102,8 @@ def hook_all_lib(build):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--compilers", default="clang-19,gcc-12")
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--sqlite-size", type=int, default=25)
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--sqlite-size", type=int, default=100)
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--json")
     a = ap.parse_args()

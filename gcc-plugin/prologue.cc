@@ -84,7 +84,8 @@ static void push_record_section(FILE *file, tree fn)
  * --dyncall-prologues): GCC calls this target hook before the function's
  * label for the M pre-entry NOPs with record_p, then after the label for
  * the N - M entry NOPs without.  The plugin prints the record itself
- * (push_record_section) and lets the target print the NOPs alone.  A
+ * (push_record_section), aligns the NOPs to 8 and lets the target print
+ * them alone.  A
  * record at the entry (M = 0: the target may print it later, after
  * endbr64) stays GCC's.
  */
@@ -100,9 +101,13 @@ static void print_pfe(FILE *file, unsigned HOST_WIDE_INT size, bool record_p)
 		return;
 	}
 	push_record_section(file, fn);
+	/* .p2align 3 before the NOPs: GCC leaves -falign-functions out for
+	 * a function it optimizes for size (cold: the cold attribute, or
+	 * only called from cold code, e.g. a .part clone in .text.unlikely),
+	 * and the runtime's slot needs an 8-aligned record */
 	fprintf(file,
 		"\t.p2align 3\n\t.8byte .Ldyncall_pfe_rec%u\n"
-		"\t.popsection\n.Ldyncall_pfe_rec%u:\n",
+		"\t.popsection\n\t.p2align 3\n.Ldyncall_pfe_rec%u:\n",
 		n, n);
 	n++;
 	target_print_pfe(file, size, false);

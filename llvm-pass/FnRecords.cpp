@@ -140,10 +140,20 @@ bool emitFnRecords(Module &M) {
   auto *I32 = Type::getInt32Ty(C);
   auto *Ptr = PointerType::getUnqual(C);
   auto *RecTy = StructType::get(C, {Ptr, I32, I32});
+  // (Thin)LTO pre-link (clang adds this flag with -flto and -flto=thin
+  // only): the link may drop this copy of a linkonce, weak or COMDAT
+  // function for another unit's, which leaves the record's !associated
+  // without its function and the LTO back end's verifier refuses the
+  // module ("associated metadata must have a global value": muParser with
+  // -flto=thin, scripts/heldout/run.sh).  Such a function gets no record
+  // there: the safe default.
+  bool PreLink = M.getModuleFlag("EnableSplitLTOUnit") != nullptr;
   SmallVector<GlobalValue *, 16> Used;
   for (Function &F : M) {
     FnVecUse U;
     if (F.isDeclarationForLinker() || !patchable(F) || !fnVecUse(F, U))
+      continue;
+    if (PreLink && (F.isWeakForLinker() || F.hasComdat()))
       continue;
     auto *GV = new GlobalVariable(
         M, RecTy, /*isConstant=*/false, GlobalValue::PrivateLinkage,

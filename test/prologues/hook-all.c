@@ -1,4 +1,4 @@
-// Checks dyncall_fn_list and the hook-everything library (Inputs/hook-all.c, what scripts/heldout/run.sh preloads into unmodified programs): every function of a program built with --dyncall-prologues (integer, double, variadic, struct-by-value, recursive, through a function pointer) hooked by a handler that writes every argument register back and clobbers every caller-saved register, redirected to its own original, both; a DSO dlopen'ed later (its two functions patched at the dlopen); the output equals the plain build's; the counts are exact. x86-64 GCC and Clang (with -fcf-protection), aarch64 GCC and Clang (BTI) and ppc64le GCC under qemu.
+// Checks dyncall_fn_list and the hook-everything library (Inputs/hook-all.c, what scripts/heldout/run.sh preloads into unmodified programs): every function of a program built with --dyncall-prologues (integer, double, variadic, struct-by-value and returned in memory, arguments on the stack, recursive, through a function pointer) hooked by a handler that writes every argument register back and clobbers every caller-saved register, redirected to its own original, both; a DSO dlopen'ed later (its two functions patched at the dlopen); the output equals the plain build's; the counts are exact. x86-64 GCC and Clang (with -fcf-protection), aarch64 GCC and Clang (BTI) and ppc64le GCC under qemu.
 // REQUIRES: x86_64, dyncall-runtime
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %clang -O2 -shared -fPIC -I%src_root/include %S/Inputs/hook-all.c -o %t/hook-all.so %libdyncall_ldflags
@@ -81,6 +81,12 @@ NOINLINE struct pt scale(struct pt p, double k)
 	return p;
 }
 
+NOINLINE long stack10(long a, long b, long c, long d, long e, long f, long g,
+		      long h, double x, long i, long j)
+{
+	return a - b + c - d + e - f + g * h + (long)x + i * j;
+}
+
 NOINLINE long fib(long n)
 {
 	return n < 2 ? n : fib(n - 1) + fib(n - 2);
@@ -124,6 +130,7 @@ int main(int argc, char **argv)
 
 		s += fp(i, i + 1, i + 2, i + 3, i + 4, i + 5);
 		s += sum_va(4, i, (double)i * 2, i * 3, 4.0) + p.tag;
+		s += stack10(i, 2, 3, 4, 5, 6, 7, i, 2.5, 10, i);
 		d += mix(i * 0.1, i, 0.2, 0.3f, 0.4, 0.5, 0.6, 0.7, 0.8) + p.x + p.y;
 	}
 	s += fib(15);
