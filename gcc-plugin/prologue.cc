@@ -53,6 +53,62 @@ void register_patchable_attribute(void)
 	register_attribute(&patchable_attr);
 }
 
+/*
+ * The record section of fn's entry: SHF_LINK_ORDER to fn's text (through
+ * its symbol) and, for a COMDAT function, in fn's COMDAT group.  GCC 12
+ * (and 11) print every record of a unit into ONE section linked to the
+ * unit's first function and in no group: a COMDAT function whose copy the
+ * linker discards (an inline or template function, a constructor emitted
+ * in two units) leaves a record pointing into a discarded section, which
+ * ld refuses ("defined in discarded section"; any C++ program of two
+ * units with --dyncall-prologues), and --gc-sections keeps or drops every
+ * record with the first function.  One section per function, in the
+ * function's group, is what GCC 13 does.
+ */
+static void push_record_section(FILE *file, tree fn)
+{
+	const char *name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
+	tree group = DECL_COMDAT_GROUP(fn);
+
+	fputs("\t.pushsection __patchable_function_entries,", file);
+	fputs(group ? "\"awoG\",@progbits," : "\"awo\",@progbits,", file);
+	assemble_name(file, name);
+	if (group)
+		fprintf(file, ",%s,comdat", IDENTIFIER_POINTER(group));
+	fputc('\n', file);
+}
+
+#if DYNCALL_ARCH != DYNCALL_ARCH_PPC64LE
+/*
+ * -fpatchable-function-entry=N,M with M > 0 (the layouts of
+ * --dyncall-prologues): GCC calls this target hook before the function's
+ * label for the M pre-entry NOPs with record_p, then after the label for
+ * the N - M entry NOPs without.  The plugin prints the record itself
+ * (push_record_section) and lets the target print the NOPs alone.  A
+ * record at the entry (M = 0: the target may print it later, after
+ * endbr64) stays GCC's.
+ */
+static void (*target_print_pfe)(FILE *, unsigned HOST_WIDE_INT, bool);
+
+static void print_pfe(FILE *file, unsigned HOST_WIDE_INT size, bool record_p)
+{
+	static unsigned n;
+	tree fn = current_function_decl;
+
+	if (!record_p || !fn || !crtl->patch_area_entry) {
+		target_print_pfe(file, size, record_p);
+		return;
+	}
+	push_record_section(file, fn);
+	fprintf(file,
+		"\t.p2align 3\n\t.8byte .Ldyncall_pfe_rec%u\n"
+		"\t.popsection\n.Ldyncall_pfe_rec%u:\n",
+		n, n);
+	n++;
+	target_print_pfe(file, size, false);
+}
+#endif
+
 #if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
 static void (*target_function_prologue)(FILE *);
 
@@ -73,18 +129,14 @@ static bool entry_patchable(tree fn)
 static void ppc64le_function_prologue(FILE *file)
 {
 	static unsigned n;
-	const char *name;
 
 	target_function_prologue(file);
 	if (!current_function_decl || !entry_patchable(current_function_decl))
 		return;
-	name = XSTR(XEXP(DECL_RTL(current_function_decl), 0), 0);
 	fprintf(file, PFE_LABEL_PREFIX "%u:\n\tnop\n", n);
-	fputs("\t.pushsection __patchable_function_entries,\"awo\",@progbits,",
-	      file);
-	assemble_name(file, name);
+	push_record_section(file, current_function_decl);
 	fprintf(file,
-		"\n\t.p2align 3\n\t.8byte " PFE_LABEL_PREFIX
+		"\t.p2align 3\n\t.8byte " PFE_LABEL_PREFIX
 		"%u\n\t.popsection\n",
 		n);
 	n++;
@@ -187,6 +239,11 @@ static void x86_64_function_prologue(FILE *file)
 
 bool install_entry_nop(void)
 {
+#if DYNCALL_ARCH != DYNCALL_ARCH_PPC64LE
+	/* the records of -fpatchable-function-entry, always */
+	target_print_pfe = targetm.asm_out.print_patchable_function_entry;
+	targetm.asm_out.print_patchable_function_entry = print_pfe;
+#endif
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
 	/* the records, also with -fplugin-arg-<name>-disable */
 	target_function_prologue = targetm.asm_out.function_prologue;

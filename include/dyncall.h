@@ -352,6 +352,13 @@ void *dyncall_fn_original(void *fn);
 /* The patchable function named `name` (symbol tables of the loaded
  * modules, the main program first), or NULL. */
 void *dyncall_fn_find(const char *name);
+/* Every patchable function registered in the loaded modules (main program
+ * first, then load order; those the runtime refuses too: their
+ * dyncall_fn_info status says why), up to max of them into fns (fns may
+ * be NULL when max is 0).  Returns how many there are: call again with a
+ * larger array if that is more than max.  What a tool that hooks every
+ * function uses (docs/prologues.md, "Hooking every function"). */
+__SIZE_TYPE__ dyncall_fn_list(void **fns, __SIZE_TYPE__ max);
 /* The same changes for n functions with one core synchronization per
  * phase for the whole batch.  Return the first error, after doing all
  * they can. */

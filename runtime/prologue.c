@@ -1356,6 +1356,23 @@ DC_EXPORT void *dyncall_fn_find(const char *name)
 	return ret;
 }
 
+DC_EXPORT size_t dyncall_fn_list(void **fns, size_t max)
+{
+	sigset_t saved;
+	size_t n = 0;
+
+#if !ARCH_HAS_FENTRY
+	return 0;
+#endif
+	state_begin(&saved);
+	for (struct dc_fmod *m = fmods; m; m = m->next)
+		for (unsigned i = 0; i < m->nfn; i++, n++)
+			if (n < max && fns)
+				fns[n] = (void *)m->fns[i].a.func;
+	dc_unlock(&saved);
+	return n;
+}
+
 DC_EXPORT int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out)
 {
 	struct dc_fn *f;
