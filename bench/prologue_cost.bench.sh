@@ -20,6 +20,8 @@ mkdir -p "$out"
 dcc=("$build/bin/dyncall-cc" "$cc")
 "${dcc[@]}" -O2 -c "$here/prologue_cost_fns.c" -o "$out/plain.o"
 "${dcc[@]}" --dyncall-prologues -DPFE -O2 -c "$here/prologue_cost_fns.c" -o "$out/pfe.o"
-"${dcc[@]}" -O2 "$here/prologue_cost.c" "$out/plain.o" "$out/pfe.o" -o "$out/prologue_cost"
+# the same NOPs without the plugins: no __dyncall_fn_records record
+"$cc" -fpatchable-function-entry=29,24 -falign-functions=8 -DNOREC -O2 -c "$here/prologue_cost_fns.c" -o "$out/norec.o"
+"${dcc[@]}" -O2 "$here/prologue_cost.c" "$out/plain.o" "$out/pfe.o" "$out/norec.o" -o "$out/prologue_cost"
 # shellcheck disable=SC2086
 "$out/prologue_cost" ${PROLOGUE_COST_ARGS:-}

@@ -18,6 +18,12 @@
  *                   t_target (built without NOPs)
  *   one jmp         t_jmp, a `jmp t_target` and nothing else: the floor
  *                   of any redirect made at the callee's entry
+ *   1/0 no record   t_norec(long): the same NOPs, built without the
+ *                   plugins (no __dyncall_fn_records record: xmm0-7 saved)
+ *   f(double)       t_plain_d / t_pfe_d (record: xmm0) / t_norec_d (no
+ *                   record: xmm0-7): no NOPs, NOPs, 1 hook, 1 hook
+ *   f(double, double)  t_plain_dd / t_pfe_dd (record: xmm0-1): no NOPs,
+ *                   NOPs, 1 hook
  * then the time to hook 10,000 functions in one batch and to unhook them
  * (the median over the runs after the first: jump functions cached; and
  * the first run, which generates them), and, in each of the first
@@ -35,7 +41,9 @@
 
 #include <dyncall.h>
 
-long t_plain(long), t_target(long), t_pfe(long), t_jmp(long);
+long t_plain(long), t_target(long), t_pfe(long), t_jmp(long), t_norec(long);
+double t_plain_d(double), t_pfe_d(double), t_norec_d(double);
+double t_plain_dd(double, double), t_pfe_dd(double, double);
 extern void *const many[10000];
 
 static long sink;
@@ -73,19 +81,55 @@ static double now(void)
 		sink += x; \
 		return t / n; \
 	}
+#define LOOPD(name, f, ...) \
+	static double name(long n) \
+	{ \
+		double x = 0; \
+		double t = now(); \
+		for (long i = 0; i < n; i++) \
+			x = f(x __VA_ARGS__); \
+		t = now() - t; \
+		sink += (long)x; \
+		return t / n; \
+	}
 LOOP(run_plain, t_plain)
+LOOP(run_norec, t_norec)
+LOOPD(run_plain_d, t_plain_d)
+LOOPD(run_pfe_d, t_pfe_d)
+LOOPD(run_norec_d, t_norec_d)
+LOOPD(run_plain_dd, t_plain_dd, , 1.0)
+LOOPD(run_pfe_dd, t_pfe_dd, , 1.0)
 LOOP(run_pfe, t_pfe)
 LOOP(run_target, t_target)
 LOOP(run_jmp, t_jmp)
 
 enum { V_PLAIN, V_NOPS, V_1_0, V_1_0_NOVEC, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
-       V_REDIRECT, V_JMP, NV };
+       V_REDIRECT, V_JMP, V_NOREC, V_D_PLAIN, V_D_NOPS, V_D_1, V_D_NOREC,
+       V_DD_PLAIN, V_DD_NOPS, V_DD_1, NV };
 static const char *const names[NV] = {
 	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
 	"1 hook, DYNCALL_FN_NO_VEC (1/0)",
 	"1 hook + 10 irrelevant (1/10)", "1 hook + 100 irrelevant (1/100)",
 	"2 handlers (2/0)", "10 handlers (10/0)", "direct call to target",
 	"redirected call", "call meeting one jmp (floor)",
+	"1 hook, no record (1/0, xmm0-7)",
+	"f(double): no NOPs", "f(double): NOPs only",
+	"f(double): 1 hook (xmm0)", "f(double): 1 hook, no record (xmm0-7)",
+	"f(double, double): no NOPs", "f(double, double): NOPs only",
+	"f(double, double): 1 hook (xmm0-1)",
+};
+/* what each row is measured against ("over ref") */
+static const int refs[NV] = {
+	[V_PLAIN] = V_PLAIN,	    [V_NOPS] = V_PLAIN,
+	[V_1_0] = V_NOPS,	    [V_1_0_NOVEC] = V_NOPS,
+	[V_1_10] = V_NOPS,	    [V_1_100] = V_NOPS,
+	[V_2_0] = V_NOPS,	    [V_10_0] = V_NOPS,
+	[V_DIRECT] = V_DIRECT,	    [V_REDIRECT] = V_DIRECT,
+	[V_JMP] = V_DIRECT,	    [V_NOREC] = V_NOPS,
+	[V_D_PLAIN] = V_D_PLAIN,    [V_D_NOPS] = V_D_PLAIN,
+	[V_D_1] = V_D_NOPS,	    [V_D_NOREC] = V_D_NOPS,
+	[V_DD_PLAIN] = V_DD_PLAIN,  [V_DD_NOPS] = V_DD_PLAIN,
+	[V_DD_1] = V_DD_NOPS,
 };
 
 static long count;
@@ -119,6 +163,10 @@ static void must(int s, const char *what)
 static void set_state(int v)
 {
 	must(dyncall_fn_restore(t_pfe), "restore");
+	must(dyncall_fn_restore(t_norec), "restore");
+	must(dyncall_fn_restore(t_pfe_d), "restore");
+	must(dyncall_fn_restore(t_norec_d), "restore");
+	must(dyncall_fn_restore(t_pfe_dd), "restore");
 	must(dyncall_fn_restore_batch(many, 100), "restore irrelevant");
 	switch (v) {
 	case V_1_0:
@@ -143,6 +191,18 @@ static void set_state(int v)
 	case V_REDIRECT:
 		must(dyncall_fn_redirect(t_pfe, t_target), "redirect");
 		break;
+	case V_NOREC:
+		must(dyncall_fn_hook(t_norec, handler, &count), "hook");
+		break;
+	case V_D_1:
+		must(dyncall_fn_hook(t_pfe_d, handler, &count), "hook");
+		break;
+	case V_D_NOREC:
+		must(dyncall_fn_hook(t_norec_d, handler, &count), "hook");
+		break;
+	case V_DD_1:
+		must(dyncall_fn_hook(t_pfe_dd, handler, &count), "hook");
+		break;
 	}
 }
 
@@ -163,10 +223,16 @@ int main(int argc, char **argv)
 	for (int r = 0; r < reps; r++) {
 		for (int v = 0; v < NV; v++) {
 			set_state(v);
-			t[v][r] = v == V_PLAIN	? run_plain(n) :
-				  v == V_DIRECT ? run_target(n) :
-				  v == V_JMP	? run_jmp(n) :
-						  run_pfe(n);
+			t[v][r] = v == V_PLAIN	    ? run_plain(n) :
+				  v == V_DIRECT	    ? run_target(n) :
+				  v == V_JMP	    ? run_jmp(n) :
+				  v == V_NOREC	    ? run_norec(n) :
+				  v == V_D_PLAIN    ? run_plain_d(n) :
+				  v == V_D_NOPS || v == V_D_1 ? run_pfe_d(n) :
+				  v == V_D_NOREC    ? run_norec_d(n) :
+				  v == V_DD_PLAIN   ? run_plain_dd(n) :
+				  v == V_DD_NOPS || v == V_DD_1 ? run_pfe_dd(n) :
+						      run_pfe(n);
 		}
 		set_state(V_NOPS);
 		double t0 = now();
@@ -198,18 +264,15 @@ int main(int argc, char **argv)
 	unhook_ms = median(unhook + 1, reps - 1);
 	printf("prologue_cost: %ld calls x %d runs (median, minimum), x86-64\n",
 	       n, reps);
-	printf("%-34s %9s %9s %8s %9s\n", "variant", "ns/call", "over ref",
+	printf("%-38s %9s %9s %8s %9s\n", "variant", "ns/call", "over ref",
 	       "ratio", "min");
 	for (int v = 0; v < NV; v++) {
-		/* no NOPs, NOPs: over no NOPs; hooks: over NOPs; redirect,
-		 * floor: over the direct call */
-		double ref = v == V_PLAIN || v == V_NOPS ? med[V_PLAIN] :
-			     v >= V_DIRECT		 ? med[V_DIRECT] :
-							   med[V_NOPS];
+		/* NOPs: over no NOPs; hooks: over NOPs; redirect, floor:
+		 * over the direct call (refs) */
+		double ref = med[refs[v]];
 
-		printf("%-34s %9.3f %+9.3f %8.3f %9.3f\n", names[v], med[v],
-		       v == V_PLAIN || v == V_DIRECT ? 0.0 : med[v] - ref,
-		       med[v] / ref, lo[v]);
+		printf("%-38s %9.3f %+9.3f %8.3f %9.3f\n", names[v], med[v],
+		       med[v] - ref, med[v] / ref, lo[v]);
 	}
 	printf("1/100 vs 1/0: %.3f; 10/0 vs 2/0 handlers cost: %.2f x\n",
 	       med[V_1_100] / med[V_1_0],

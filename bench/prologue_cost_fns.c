@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
- * The functions prologue_cost measures, compiled twice by
+ * The functions prologue_cost measures, compiled three times by
  * prologue_cost.bench.sh: with -DPFE and the --dyncall-prologues flags
- * (patchable prologues) and without (no NOPs).  Each does one dependent
+ * (patchable prologues, the plugins' records), with -DNOREC and the same
+ * -fpatchable-function-entry flags by the compiler alone (no record), and
+ * without either (no NOPs).  Each does one dependent
  * add, like bench/call_cost_callee.c.
  */
 #ifdef __clang__
@@ -13,6 +15,9 @@
 
 #ifdef PFE
 NOINLINE long t_pfe(long x) { return x + 1; }
+/* vector arguments: their records say xmm0, and xmm0-1 */
+NOINLINE double t_pfe_d(double x) { return x + 1; }
+NOINLINE double t_pfe_dd(double x, double y) { return x + y; }
 
 /* 10,000 more for the batch, and the irrelevant hooks' functions */
 #define F(n) NOINLINE long many_##n(long x) { return x + n; }
@@ -28,8 +33,14 @@ F1000(9) F1000(10)
 #define F(n) (void *)many_##n,
 void *const many[10000] = { F1000(1) F1000(2) F1000(3) F1000(4) F1000(5)
 	F1000(6) F1000(7) F1000(8) F1000(9) F1000(10) };
+#elif defined(NOREC)
+/* patchable, built without the plugins: no record, xmm0-7 saved */
+NOINLINE long t_norec(long x) { return x + 1; }
+NOINLINE double t_norec_d(double x) { return x + 1; }
 #else
 NOINLINE long t_plain(long x) { return x + 1; }
+NOINLINE double t_plain_d(double x) { return x + 1; }
+NOINLINE double t_plain_dd(double x, double y) { return x + y; }
 NOINLINE long t_target(long x) { return x + 1; }
 /* The floor of any redirect done at the callee's entry: a call that meets
  * one direct jmp to the target before it (a patched entry adds at least

@@ -110,6 +110,12 @@
 #define dyncall_ibt_enabled() ((flag_cf_protection & CF_BRANCH) != 0)
 #define dyncall_bti_enabled() false
 #define dyncall_c_abi_p(fntype) (ix86_function_type_abi(fntype) == SYSV_ABI)
+/* The vector registers the current function's named parameters took:
+ * the target's CUMULATIVE_ARGS after assign_parms expanded them
+ * (crtl->args.info; i386's sse_regno counts each SSE register
+ * function_arg_advance gave out), or -1 for a convention the records do
+ * not describe. */
+#define dyncall_vec_args_used() ((int)crtl->args.info.sse_regno)
 
 #elif defined(GCC_AARCH64_OPTS_H)
 #define DYNCALL_ARCH DYNCALL_ARCH_AARCH64

@@ -145,59 +145,88 @@ static void ppc64le_function_prologue(FILE *file)
 
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
 /*
- * x86-64: one struct dyncall_fn_record (abi.h, docs/abi.md "Function
- * records") per patchable function whose parameters pass nothing in
- * vector registers: DYNCALL_FN_REC_NO_VEC, and the runtime's jump function
- * for it leaves the xmm0-7 saves out.  Decided at final, on the function
- * being output (an IPA clone has its own, final parameters).
- * Conservative: a floating-point, complex-float or vector type anywhere in
- * a parameter (a struct passed in memory included), varargs, a calling
- * convention other than SysV's (ms_abi, interrupt,
- * no_caller_saved_registers) or a COMDAT function (no group handling
- * here): no record, the safe default.
+ * x86-64: one struct dyncall_fn_record (abi.h, docs/abi.md
+ * "Function records") per patchable function saying which vector argument
+ * registers its prototype uses: DYNCALL_FN_REC_NO_VEC (none: the
+ * runtime's jump function leaves the vector saves out), else
+ * DYNCALL_FN_REC_VEC_COUNT with n (it saves xmm0..n-1, q0..n-1 only),
+ * DYNCALL_FN_REC_VARIADIC (n = 8), and (x86-64) DYNCALL_FN_REC_VEC_YMM/ZMM
+ * when a vector wider than 16 bytes may be in one.  Decided at final, on
+ * the function being output (an IPA clone has its own, final parameters),
+ * from GCC's own classification of them (dyncall_vec_args_used: a struct
+ * of doubles in xmm, _Complex double in two, an HFA in one v register per
+ * member, long double in memory on x86-64, exactly as the caller passes
+ * them).  Another calling convention (ms_abi, interrupt,
+ * no_caller_saved_registers; aarch64_vector_pcs, SVE) or a thunk: no
+ * record, the safe default.  A COMDAT function's record joins its group.
  */
+#define VEC_ARG_REGS DYNCALL_X86_64_VEC_ARG_REGS
+
 static void (*target_function_prologue)(FILE *);
 
-static bool has_vec_part(tree t, int depth)
+/* The widest vector type in a parameter (bytes; 0: none). */
+static unsigned widest_vector(tree t, int depth)
 {
+	unsigned w = 0;
+
 	if (!t || depth > 32)
-		return true;
+		return 64;
 	switch (TREE_CODE(t)) {
-	case REAL_TYPE:
 	case VECTOR_TYPE:
-		return true;
+		if (!TYPE_SIZE_UNIT(t) || !tree_fits_uhwi_p(TYPE_SIZE_UNIT(t)))
+			return 64;
+		return (unsigned)MIN(tree_to_uhwi(TYPE_SIZE_UNIT(t)), 64);
 	case COMPLEX_TYPE:
 	case ARRAY_TYPE:
-		return has_vec_part(TREE_TYPE(t), depth + 1);
+		return widest_vector(TREE_TYPE(t), depth + 1);
 	case RECORD_TYPE:
 	case UNION_TYPE:
 	case QUAL_UNION_TYPE:
 		for (tree f = TYPE_FIELDS(t); f; f = DECL_CHAIN(f))
-			if (TREE_CODE(f) == FIELD_DECL &&
-			    has_vec_part(TREE_TYPE(f), depth + 1))
-				return true;
-		return false;
+			if (TREE_CODE(f) == FIELD_DECL)
+				w = MAX(w,
+					widest_vector(TREE_TYPE(f), depth + 1));
+		return w;
 	default:
-		return SCALAR_FLOAT_TYPE_P(t);
+		return 0;
 	}
 }
 
-static bool takes_no_vec(tree fn)
+/* The record's flags (abi.h enum dyncall_fn_record_flags); false: no
+ * record (a convention the flags do not describe). */
+static bool vec_record_flags(tree fn, unsigned *flags)
 {
 	tree fntype = TREE_TYPE(fn);
 	static const char *const attrs[] = { "ms_abi", "interrupt",
 					     "no_caller_saved_registers" };
+	int used = dyncall_vec_args_used();
+	unsigned n, w = 0;
 
-	if (stdarg_p(fntype) || !dyncall_c_abi_p(fntype))
+	if (!dyncall_c_abi_p(fntype) || cfun->is_thunk || used < 0)
 		return false;
 	for (const char *a : attrs)
 		if (lookup_attribute(a, TYPE_ATTRIBUTES(fntype)) ||
 		    lookup_attribute(a, DECL_ATTRIBUTES(fn)))
 			return false;
-	for (tree p = DECL_ARGUMENTS(fn); p; p = DECL_CHAIN(p))
-		if (has_vec_part(TREE_TYPE(p), 0) ||
-		    has_vec_part(DECL_ARG_TYPE(p), 0))
-			return false;
+	n = stdarg_p(fntype) ? VEC_ARG_REGS : (unsigned)used;
+	if (n > VEC_ARG_REGS)
+		return false;
+	if (!n) {
+		*flags = DYNCALL_FN_REC_NO_VEC;
+		return true;
+	}
+	*flags = DYNCALL_FN_REC_VEC_COUNT | n << DYNCALL_FN_REC_VEC_SHIFT;
+	if (stdarg_p(fntype))
+		*flags |= DYNCALL_FN_REC_VARIADIC;
+	/* aarch64 passes a vector wider than 16 bytes by reference */
+	for (tree p = DECL_ARGUMENTS(fn);
+	     DYNCALL_ARCH == DYNCALL_ARCH_X86_64 && p; p = DECL_CHAIN(p))
+		w = MAX(w, MAX(widest_vector(TREE_TYPE(p), 0),
+			       widest_vector(DECL_ARG_TYPE(p), 0)));
+	if (w > 32)
+		*flags |= DYNCALL_FN_REC_VEC_ZMM;
+	else if (w > 16)
+		*flags |= DYNCALL_FN_REC_VEC_YMM;
 	return true;
 }
 
@@ -216,24 +245,29 @@ static bool has_patchable_entry(tree fn)
 	       strtoul(flag_patchable_function_entry, NULL, 10) > 0;
 }
 
-static void x86_64_function_prologue(FILE *file)
+static void records_function_prologue(FILE *file)
 {
 	tree fn = current_function_decl;
 	const char *name;
+	unsigned flags;
 
 	target_function_prologue(file);
-	if (!fn || DECL_COMDAT_GROUP(fn) || !has_patchable_entry(fn) ||
-	    !takes_no_vec(fn))
+	if (!fn || !has_patchable_entry(fn) || !vec_record_flags(fn, &flags))
 		return;
 	name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
-	fputs("\t.pushsection " DYNCALL_FN_RECORDS_SECTION
-	      ",\"awo\",@progbits,",
-	      file);
-	assemble_name(file, name);
+	fputs("\t.pushsection " DYNCALL_FN_RECORDS_SECTION, file);
+	if (DECL_COMDAT_GROUP(fn)) { /* dropped with the group's other copies */
+		fputs(",\"awoG\",@progbits,", file);
+		assemble_name(file, name);
+		fprintf(file, ",%s,comdat",
+			IDENTIFIER_POINTER(decl_comdat_group_id(fn)));
+	} else {
+		fputs(",\"awo\",@progbits,", file);
+		assemble_name(file, name);
+	}
 	fputs("\n\t.p2align 3\n\t.8byte ", file);
 	assemble_name(file, name);
-	fprintf(file, "\n\t.4byte %u\n\t.4byte 0\n\t.popsection\n",
-		(unsigned)DYNCALL_FN_REC_NO_VEC);
+	fprintf(file, "\n\t.4byte %u\n\t.4byte 0\n\t.popsection\n", flags);
 }
 #endif
 
@@ -247,7 +281,7 @@ bool install_entry_nop(void)
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
 	/* the records, also with -fplugin-arg-<name>-disable */
 	target_function_prologue = targetm.asm_out.function_prologue;
-	targetm.asm_out.function_prologue = x86_64_function_prologue;
+	targetm.asm_out.function_prologue = records_function_prologue;
 #endif
 #if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
 	/* also with -fplugin-arg-<name>-disable */

@@ -389,12 +389,28 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  *       __dyncall_fn_records; x86-64): its jump function never saves them,
  *       whatever the handlers' flags;
  *   DYNCALL_FN_VEC_SAVED   fn has handlers and its jump function saves the
- *       vector argument registers: regs->vec (ppc64le: also regs->fpr)
- *       holds them and writes reach the function.  Clear (with handlers):
- *       regs->vec is not filled in and writing it has no effect.
+ *       vector argument registers its prototype uses: regs->vec[0 ..
+ *       DYNCALL_FN_VEC_NREGS(*flags)) (ppc64le: also regs->fpr) hold them
+ *       and writes reach the function; the other regs->vec entries are
+ *       not filled in.  Clear (with handlers): regs->vec is not filled in
+ *       and writing it has no effect;
+ *   DYNCALL_FN_VEC_NREGS(*flags)  the number of vector argument registers
+ *       fn's prototype uses as far as the runtime knows (x86-64: 0 to 8,
+ *       8 when the compiler recorded nothing or fn is variadic);
+ *   DYNCALL_FN_VARIADIC_ABI  the compiler recorded that fn is variadic;
+ *   DYNCALL_FN_VEC_YMM, DYNCALL_FN_VEC_ZMM  the compiler recorded a
+ *       vector argument wider than 16 bytes (__m256, __m512): the jump
+ *       function keeps the saved registers' upper halves (where the CPU
+ *       has them) while regs->vec shows their low 16 bytes.
  * DYNCALL_ERR_NOFN if fn is not a registered patchable function. */
 #define DYNCALL_FN_NO_VEC_ABI 1u
 #define DYNCALL_FN_VEC_SAVED 2u
+#define DYNCALL_FN_VARIADIC_ABI 4u
+#define DYNCALL_FN_VEC_YMM 8u
+#define DYNCALL_FN_VEC_ZMM 16u
+#define DYNCALL_FN_VEC_NREGS_SHIFT 8
+#define DYNCALL_FN_VEC_NREGS(flags) \
+	(((flags) >> DYNCALL_FN_VEC_NREGS_SHIFT) & 15u)
 int dyncall_fn_flags(const void *fn, unsigned *flags);
 
 /*

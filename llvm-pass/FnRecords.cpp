@@ -5,20 +5,23 @@
 //===----------------------------------------------------------------------===//
 //
 // One struct dyncall_fn_record (dyncall/abi.h, docs/abi.md "Function
-// records") per patchable function whose prototype passes nothing in
-// vector registers (x86-64 SysV ELF): DYNCALL_FN_REC_NO_VEC.  Runs last in
-// the optimizer pipeline, on the final signatures (argument promotion and
-// dead-argument elimination have run); the record's reference to the
-// function is a non-call use, which keeps any later pass (LTO) from
-// changing the signature it describes.  Conservative: a floating-point or
-// vector type anywhere in a parameter (a struct passed in memory included)
-// leaves the function unflagged, as do varargs and any calling convention
-// but C (and fastcc, the optimizer's for internal functions).  No record:
-// the runtime's safe default (xmm0-7 saved).
+// records") per patchable function (x86-64 SysV and aarch64 AAPCS64 ELF)
+// saying which vector argument registers (xmm0-7, v0-v7) its prototype uses:
+// DYNCALL_FN_REC_NO_VEC (none), or DYNCALL_FN_REC_VEC_COUNT with n (xmm0..n-1;
+// an upper bound counted on the IR types clang lowered the arguments to),
+// DYNCALL_FN_REC_VARIADIC (n = 8) and DYNCALL_FN_REC_VEC_YMM/ZMM for vectors
+// wider than 16 bytes. Runs last in the optimizer pipeline, on the final
+// signatures (argument promotion and dead-argument elimination have run); the
+// record's reference to the function is a non-call use, which keeps any later
+// pass (LTO) from changing the signature it describes.  A calling convention
+// but C (and fastcc, the optimizer's for internal functions) gets no
+// record: the runtime's safe default (xmm0-7 saved).
 //
 //===----------------------------------------------------------------------===//
 
 #include "FnRecords.h"
+
+#include <algorithm>
 
 #include "dyncall/abi.h"
 
@@ -35,38 +38,92 @@ using namespace llvm;
 
 namespace dyncall {
 
-static bool hasVecPart(Type *T) {
-  if (T->isFloatingPointTy() || T->isVectorTy() || T->isX86_AMXTy())
-    return true;
-  if (auto *S = dyn_cast<StructType>(T)) {
-    for (Type *E : S->elements())
-      if (hasVecPart(E))
-        return true;
-    return false;
+static constexpr unsigned VecArgRegs = DYNCALL_X86_64_VEC_ARG_REGS;
+
+/// Vector registers a value of type T takes when passed directly, an
+/// upper bound (x86-64 SysV; clang has already lowered aggregates to the
+/// IR types the backend assigns): each floating-point scalar one (x86_fp80
+/// none: it is passed in memory), each vector one per Granule bits (128,
+/// or 256 in a function with AVX: a vector wider than the registers is
+/// split; one that fits a zmm takes one, still within the bound),
+/// aggregates the sum of their elements.  Width: raised to 32 or 64 bytes
+/// when a vector that wide may sit in one register.  Capped at
+/// VecArgRegs + 1.
+static unsigned vecRegs(Type *T, unsigned Granule, unsigned &Width) {
+  if (T->isX86_FP80Ty())
+    return 0;
+  if (T->isFloatingPointTy())
+    return 1;
+  if (auto *V = dyn_cast<FixedVectorType>(T)) {
+    uint64_t Bits = V->getPrimitiveSizeInBits().getFixedValue();
+    if (Bits > 128)
+      Width = std::max(Width, Bits > 256 ? 64u : 32u);
+    return (unsigned)std::min<uint64_t>((Bits + Granule - 1) / Granule,
+                                        VecArgRegs + 1);
   }
-  if (auto *A = dyn_cast<ArrayType>(T))
-    return hasVecPart(A->getElementType());
-  return false;
+  if (T->isVectorTy() || T->isX86_AMXTy())
+    return VecArgRegs + 1; // not a SysV type: every register
+  if (auto *S = dyn_cast<StructType>(T)) {
+    unsigned N = 0;
+    for (Type *E : S->elements())
+      N = std::min(N + vecRegs(E, Granule, Width), VecArgRegs + 1);
+    return N;
+  }
+  if (auto *A = dyn_cast<ArrayType>(T)) {
+    unsigned E = vecRegs(A->getElementType(), Granule, Width);
+    return (unsigned)std::min<uint64_t>(E * A->getNumElements(),
+                                        VecArgRegs + 1);
+  }
+  return 0; // integers, pointers (byval, sret, ...: memory, not xmm)
 }
 
-/// The function takes nothing in xmm registers (x86-64 SysV).
-bool fnTakesNoVec(const Function &F) {
-  // fastcc: what the optimizer gives internal functions; on x86-64 it
-  // assigns registers like C (the types decide, checked below)
-  if (F.isVarArg() || (F.getCallingConv() != CallingConv::C &&
-                       F.getCallingConv() != CallingConv::Fast))
+/// What F's prototype passes in vector registers (x86-64 SysV): false
+/// for a calling convention this does not know (no record: the runtime's
+/// safe default).
+bool fnVecUse(const Function &F, FnVecUse &U) {
+  // fastcc: what the optimizer gives internal functions; on x86-64 and
+  // aarch64 it assigns registers like C (the types decide, counted below)
+  if (F.getCallingConv() != CallingConv::C &&
+      F.getCallingConv() != CallingConv::Fast)
     return false;
-  for (const Argument &A : F.args()) {
-    if (hasVecPart(A.getType()))
+  bool AArch64 = Triple(F.getParent()->getTargetTriple()).isAArch64();
+  // SVE arguments (scalable vectors, predicates) use z and p registers
+  // wider than what the jump function saves: no record
+  for (const Argument &A : F.args())
+    if (isa<ScalableVectorType>(A.getType()) || A.getType()->isTargetExtTy())
       return false;
-    // aggregates passed in memory: their type, conservatively
-    for (Type *T : std::initializer_list<Type *>{A.getParamByValType(), A.getParamByRefType(),
-                    A.getParamInAllocaType(),
-                    A.getParamStructRetType()})
-      if (T && hasVecPart(T))
-        return false;
+  U = FnVecUse();
+  if (F.isVarArg()) { // %al and up to xmm0-7 from every caller
+    U.VarArg = true;
+    U.Regs = VecArgRegs;
   }
+  // 256-bit vectors take one ymm with AVX (the function's own features:
+  // clang decides by the translation unit's, the backend by these)
+  unsigned Granule = 128;
+  SmallVector<StringRef, 16> Features;
+  F.getFnAttribute("target-features").getValueAsString().split(Features, ',');
+  if (llvm::is_contained(Features, "+avx"))
+    Granule = 256;
+  for (const Argument &A : F.args())
+    U.Regs =
+        std::min(U.Regs + vecRegs(A.getType(), Granule, U.Width), VecArgRegs);
+  if (AArch64) // a vector wider than 16 bytes goes by reference there
+    U.Width = 16;
   return true;
+}
+
+/// Its record's flags (abi.h enum dyncall_fn_record_flags).
+static uint32_t recordFlags(const FnVecUse &U) {
+  if (!U.Regs && !U.VarArg)
+    return DYNCALL_FN_REC_NO_VEC;
+  uint32_t Fl = DYNCALL_FN_REC_VEC_COUNT | U.Regs << DYNCALL_FN_REC_VEC_SHIFT;
+  if (U.VarArg)
+    Fl |= DYNCALL_FN_REC_VARIADIC;
+  if (U.Width == 32)
+    Fl |= DYNCALL_FN_REC_VEC_YMM;
+  if (U.Width == 64)
+    Fl |= DYNCALL_FN_REC_VEC_ZMM;
+  return Fl;
 }
 
 static bool patchable(const Function &F) {
@@ -85,13 +142,13 @@ bool emitFnRecords(Module &M) {
   auto *RecTy = StructType::get(C, {Ptr, I32, I32});
   SmallVector<GlobalValue *, 16> Used;
   for (Function &F : M) {
-    if (F.isDeclarationForLinker() || !patchable(F) || !fnTakesNoVec(F))
+    FnVecUse U;
+    if (F.isDeclarationForLinker() || !patchable(F) || !fnVecUse(F, U))
       continue;
     auto *GV = new GlobalVariable(
         M, RecTy, /*isConstant=*/false, GlobalValue::PrivateLinkage,
-        ConstantStruct::get(RecTy,
-                            {&F, ConstantInt::get(I32, DYNCALL_FN_REC_NO_VEC),
-                             ConstantInt::get(I32, 0)}),
+        ConstantStruct::get(RecTy, {&F, ConstantInt::get(I32, recordFlags(U)),
+                                    ConstantInt::get(I32, 0)}),
         "__dyncall_fn_record");
     GV->setSection(DYNCALL_FN_RECORDS_SECTION);
     GV->setAlignment(Align(8));

@@ -12,7 +12,13 @@
 
 namespace dyncall {
 
-bool fnTakesNoVec(const llvm::Function &F);
+/// What a function's prototype passes in vector registers (x86-64 SysV).
+struct FnVecUse {
+  unsigned Regs = 0;   ///< xmm0..Regs-1 (an upper bound, at most 8)
+  unsigned Width = 16; ///< bytes of the widest vector one may hold
+  bool VarArg = false; ///< variadic: Regs is 8
+};
+bool fnVecUse(const llvm::Function &F, FnVecUse &U);
 bool emitFnRecords(llvm::Module &M);
 
 /// __dyncall_fn_records for the module's patchable functions (FnRecords.cpp).

@@ -65,7 +65,7 @@ struct dc_jf {
 	uintptr_t code;
 	uintptr_t resume;
 	unsigned n;
-	bool vec; /* saves the vector argument registers */
+	struct arch_fentry_vec vec; /* the vector registers it saves */
 	uintptr_t hd[];
 };
 
@@ -252,18 +252,44 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 	return err ? 0 : at;
 }
 
-/* Does a handler of f need the vector argument registers saved?  Not
- * when the compiler recorded that f takes no argument in them
- * (DYNCALL_FN_REC_NO_VEC): they are dead at its entry, as for
- * DYNCALL_FN_NO_VEC on every handler. */
-static bool want_vec(const struct dc_fn *f)
+/* The vector argument registers f's prototype uses, from its
+ * __dyncall_fn_records flags (abi.h enum dyncall_fn_record_flags): none
+ * with DYNCALL_FN_REC_NO_VEC, the first n with DYNCALL_FN_REC_VEC_COUNT
+ * (a variadic function is recorded with 8), their width from
+ * DYNCALL_FN_REC_VEC_YMM/ZMM; every one, 16 bytes each, without a record
+ * (what an old record's or an unknown flag's reader does too) or with a
+ * count out of range (a malformed record: the safe default). */
+static struct arch_fentry_vec rec_vec(unsigned rec)
 {
-	if (f->rec_flags & DYNCALL_FN_REC_NO_VEC)
-		return false;
+	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16 };
+	unsigned n = DYNCALL_FN_REC_VEC_NREGS(rec);
+
+	if (rec & DYNCALL_FN_REC_NO_VEC) {
+		if (!(rec & DYNCALL_FN_REC_VEC_COUNT))
+			v.n = 0;
+	} else if ((rec & DYNCALL_FN_REC_VEC_COUNT) && n >= 1 &&
+		   n <= ARCH_FENTRY_VEC_REGS) {
+		v.n = n;
+	}
+	if (rec & DYNCALL_FN_REC_VEC_ZMM)
+		v.width = 64;
+	else if (rec & DYNCALL_FN_REC_VEC_YMM)
+		v.width = 32;
+	return v;
+}
+
+/* The vector argument registers f's jump function saves: those its
+ * prototype uses (rec_vec; registers it takes nothing in are dead at its
+ * entry), none when every handler has DYNCALL_FN_NO_VEC. */
+static struct arch_fentry_vec want_vec(const struct dc_fn *f)
+{
+	struct arch_fentry_vec v = rec_vec(f->rec_flags);
+
 	for (unsigned i = 0; i < f->w.nh; i++)
 		if (!(f->w.fl[i] & DYNCALL_FN_NO_VEC))
-			return true;
-	return false;
+			return v;
+	v.n = 0;
+	return v;
 }
 
 static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
@@ -272,12 +298,13 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	struct dc_jf *j;
 	uintptr_t at;
 	size_t len;
-	bool vec = want_vec(f);
+	struct arch_fentry_vec vec = want_vec(f);
 
 	unsigned n = f->w.nh;
 
 	for (j = f->jfs; j; j = j->next)
-		if (j->resume == resume && j->n == n && j->vec == vec &&
+		if (j->resume == resume && j->n == n && j->vec.n == vec.n &&
+		    (!vec.n || j->vec.width == vec.width) &&
 		    !memcmp(j->hd, f->w.h, n * sizeof(f->w.h[0])) &&
 		    !memcmp(j->hd + n, f->w.d, n * sizeof(f->w.d[0])))
 			return j->code;
@@ -1410,9 +1437,19 @@ DC_EXPORT int dyncall_fn_flags(const void *fn, unsigned *flags)
 	state_begin(&saved);
 	f = fn_lookup((uintptr_t)fn);
 	if (f) {
-		if (f->rec_flags & DYNCALL_FN_REC_NO_VEC)
+		struct arch_fentry_vec abi = rec_vec(f->rec_flags);
+		struct arch_fentry_vec v = want_vec(f);
+
+		if (!abi.n)
 			*flags |= DYNCALL_FN_NO_VEC_ABI;
-		if (f->w.nh && want_vec(f))
+		if (f->rec_flags & DYNCALL_FN_REC_VARIADIC)
+			*flags |= DYNCALL_FN_VARIADIC_ABI;
+		*flags |= abi.n << DYNCALL_FN_VEC_NREGS_SHIFT;
+		if (abi.width == 32)
+			*flags |= DYNCALL_FN_VEC_YMM;
+		if (abi.width == 64)
+			*flags |= DYNCALL_FN_VEC_ZMM;
+		if (f->w.nh && v.n)
 			*flags |= DYNCALL_FN_VEC_SAVED;
 	} else {
 		s = DYNCALL_ERR_NOFN;

@@ -265,7 +265,37 @@ enum dyncall_fn_record_flags {
 	 * hooks it with a jump function without xmm0-7 saves, as if every
 	 * handler had DYNCALL_FN_NO_VEC. */
 	DYNCALL_FN_REC_NO_VEC = 1u << 0,
+	/* x86-64 SysV: the prototype's arguments use exactly the vector
+	 * registers xmm0 .. xmm(n-1), n = DYNCALL_FN_REC_VEC_NREGS(flags),
+	 * 1 to 8 (an upper bound is allowed: saving more is safe; fewer
+	 * never).  `double f(double, long)` is 1, `_Complex double` 2, a
+	 * struct of two doubles by value 2, long double 0 (memory).  Never
+	 * with DYNCALL_FN_REC_NO_VEC (that is n = 0, which old runtimes also
+	 * read).  The runtime saves and restores those n only.  A runtime that
+	 * does not know this flag sees a record without NO_VEC: xmm0-7 saved,
+	 * as before. */
+	DYNCALL_FN_REC_VEC_COUNT = 1u << 1,
+	/* x86-64 SysV: variadic.  Callers pass %al (an upper bound of the
+	 * vector registers used) and up to 8 vector registers: recorded with
+	 * DYNCALL_FN_REC_VEC_COUNT and n = 8. */
+	DYNCALL_FN_REC_VARIADIC = 1u << 2,
+	/* x86-64 SysV: a vector argument wider than 16 bytes may be passed
+	 * in a vector register (__m256 in ymm with AVX; the flag is set for
+	 * any such parameter type, whatever the target options): the saves
+	 * must keep the registers' upper halves (up to bit 255).  With
+	 * DYNCALL_FN_REC_VEC_COUNT. */
+	DYNCALL_FN_REC_VEC_YMM = 1u << 3,
+	/* the same up to bit 511 (__m512 in zmm with AVX-512F); implies
+	 * DYNCALL_FN_REC_VEC_YMM's meaning, set alone or with it */
+	DYNCALL_FN_REC_VEC_ZMM = 1u << 4,
 };
+/* n of DYNCALL_FN_REC_VEC_COUNT: flags bits 8-11 */
+#define DYNCALL_FN_REC_VEC_SHIFT 8
+#define DYNCALL_FN_REC_VEC_MASK 15u
+#define DYNCALL_FN_REC_VEC_NREGS(flags) \
+	(((flags) >> DYNCALL_FN_REC_VEC_SHIFT) & DYNCALL_FN_REC_VEC_MASK)
+/* vector argument registers of x86-64 SysV (xmm0-7) */
+#define DYNCALL_X86_64_VEC_ARG_REGS 8
 
 struct dyncall_fn_record {
 	uint64_t fn;       /* the function (absolute, relocated at load) */

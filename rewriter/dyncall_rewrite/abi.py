@@ -18,6 +18,13 @@ DYNCALL_KEYS_SECTION = "__dyncall_keys"
 DYNCALL_FN_RECORDS_SECTION = "__dyncall_fn_records"
 # struct dyncall_fn_record (16 bytes): fn (u64), flags (u32), reserved (u32)
 DYNCALL_FN_REC_NO_VEC = 1 << 0
+DYNCALL_FN_REC_VEC_COUNT = 1 << 1
+DYNCALL_FN_REC_VARIADIC = 1 << 2
+DYNCALL_FN_REC_VEC_YMM = 1 << 3
+DYNCALL_FN_REC_VEC_ZMM = 1 << 4
+DYNCALL_FN_REC_VEC_SHIFT = 8  # DYNCALL_FN_REC_VEC_COUNT's n: flags bits 8-11
+DYNCALL_FN_REC_VEC_MASK = 15
+DYNCALL_X86_64_VEC_ARG_REGS = 8
 FN_RECORD_SIZE = 16
 DYNCALL_TRAMP_PREFIX = "__dyncall_tramp."
 DYNCALL_KEYCELL_PREFIX = "__dyncall_keycell."

@@ -263,6 +263,9 @@ def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
         "state": p.state,
         "no_vec": p.no_vec,
         "sled": p.sled,
+        "vec_regs": p.vec_regs,
+        "vec_width": p.vec_width,
+        "variadic": p.variadic,
     }
 
 
@@ -277,4 +280,7 @@ def format_prologue(r: dict[str, Any]) -> str:
         f"#{r['index']} record={rec} function={fn} nops={nops} pad={pad}"
         f" hookable={'yes' if r['hookable'] else 'no'} state={r['state']}"
         f" novec={'yes' if r['no_vec'] else 'no'} sled={r['sled']}"
+        f" vecregs={'-' if r['vec_regs'] is None else r['vec_regs']}"
+        + (f" vecwidth={r['vec_width']}" if r["vec_width"] != 16 else "")
+        + (" variadic" if r["variadic"] else "")
     )

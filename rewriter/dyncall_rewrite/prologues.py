@@ -411,9 +411,35 @@ def fn_record_names_an_entry(ctx: FnRecordContext, rec: tuple[int, int]) -> bool
         what = f"function record #{i} names 0x{value:x}"
         ctx.report(addr, f"{what}, not the entry of a registered patchable function", i)
         return False
-    if int.from_bytes(raw[:4], "little") & abi.DYNCALL_FN_REC_NO_VEC:
+    flags = int.from_bytes(raw[:4], "little")
+    n = fn_record_vec_regs(flags)
+    if n is None:
+        what = f"function record #{i} has flags 0x{flags:x}"
+        ctx.report(addr, f"{what}: a vector register count not in 1..8", i)
+        return False
+    if flags & abi.DYNCALL_FN_REC_NO_VEC:
         p.no_vec = True
+    p.vec_regs = n
+    p.vec_width = 16
+    if flags & abi.DYNCALL_FN_REC_VEC_ZMM:
+        p.vec_width = 64
+    elif flags & abi.DYNCALL_FN_REC_VEC_YMM:
+        p.vec_width = 32
+    p.variadic = bool(flags & abi.DYNCALL_FN_REC_VARIADIC)
     return True
+
+
+def fn_record_vec_regs(flags: int) -> int | None:
+    """The vector argument registers a record's flags say the function
+    uses (abi.h enum dyncall_fn_record_flags): 0 with NO_VEC, n with
+    VEC_COUNT, 8 (the runtime's default) with neither; None when the
+    record is malformed (NO_VEC with VEC_COUNT, n not in 1..8)."""
+    n = flags >> abi.DYNCALL_FN_REC_VEC_SHIFT & abi.DYNCALL_FN_REC_VEC_MASK
+    if flags & abi.DYNCALL_FN_REC_VEC_COUNT:
+        if flags & abi.DYNCALL_FN_REC_NO_VEC or not 1 <= n <= abi.DYNCALL_X86_64_VEC_ARG_REGS:
+            return None
+        return n
+    return 0 if flags & abi.DYNCALL_FN_REC_NO_VEC else abi.DYNCALL_X86_64_VEC_ARG_REGS
 
 
 def check_fn_records(an: Analysis) -> None:

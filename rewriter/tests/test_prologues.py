@@ -97,6 +97,16 @@ DEFECTS = {
         + '\t.section __dyncall_fn_records,"aw",@progbits\n\t.p2align 3\n\t.quad f\n',
         [("DC066", None)],
     ),
+    # DYNCALL_FN_REC_VEC_COUNT (2) with n = 0, n = 9, and with NO_VEC
+    "fn-record-count": (
+        fn("f")
+        + fn("g")
+        + fn("h")
+        + records(".Lrec_f", ".Lrec_g", ".Lrec_h")
+        + '\t.section __dyncall_fn_records,"aw",@progbits\n\t.p2align 3\n'
+        "\t.quad f\n\t.long 0x002, 0\n\t.quad g\n\t.long 0x902, 0\n\t.quad h\n\t.long 0x103, 0\n",
+        [("DC066", 0), ("DC066", 1), ("DC066", 2)],
+    ),
     "short-section": (
         '\t.section __patchable_function_entries,"aw",@progbits\n\t.p2align 3\n\t.long 0\n',
         [("DC060", None)],

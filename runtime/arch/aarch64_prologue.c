@@ -282,7 +282,8 @@ size_t arch_fentry_jf_size(unsigned n)
 
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n, bool vec)
+			   const uintptr_t *d, unsigned n,
+			   struct arch_fentry_vec vec)
 {
 	struct emit e = { buf, at, 0 };
 	size_t code_end, lits;
@@ -306,8 +307,8 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	put32(&e, enc_adr(REG_X17, pc(&e), at + JF_DESC));
 	put32(&e, INSN_BR_X16);
 	put64_at(&e, JF_LIT,
-		 (uint64_t)(uintptr_t)(vec ? dc_fentry_tramp :
-					     dc_fentry_tramp_novec));
+		 (uint64_t)(uintptr_t)(vec.n ? dc_fentry_tramp :
+					       dc_fentry_tramp_novec));
 	put64_at(&e, JF_DESC, at + JF_CALLS);
 	put64_at(&e, JF_DESC + 8, resume);
 	put64_at(&e, JF_DESC + D_FN, fn);

@@ -67,6 +67,11 @@
  * and resuming the body by direct jumps); 0: near its first handler */
 #define ARCH_FENTRY_JF_NEAR_FN 0
 #endif
+#ifndef ARCH_FENTRY_VEC_REGS
+/* vector argument registers a jump function saves at most (the "all" of
+ * a function without a record: struct arch_fentry_vec.n) */
+#define ARCH_FENTRY_VEC_REGS 8
+#endif
 #ifndef ARCH_FENTRY_NEAR_SIZE
 #define ARCH_FENTRY_NEAR_SIZE 0 /* no code near the entry needed */
 #define ARCH_FENTRY_NEAR_SHARED 0
@@ -277,14 +282,22 @@ int arch_fentry_ool_steps(const struct arch_fentry *f, struct arch_step *s,
 
 /* Generated code.  A jump function: run handlers h[0..n) with data d[i]
  * (guard, registers), then continue at resume; returns its size
- * (<= arch_fentry_jf_size(n)).  vec false: no handler needs the vector
- * argument registers saved (DYNCALL_FN_NO_VEC on each; an arch may save
- * them anyway).  An "original"
- * thunk: a callable entry to f's body past its patchable entry. */
+ * (<= arch_fentry_jf_size(n)).  vec: which vector argument registers to
+ * save and restore around the handlers: the first vec.n (0: none, no
+ * handler needs them: DYNCALL_FN_NO_VEC on each, or the function takes
+ * none), vec.width bytes of each (16; 32 or 64 when a wider vector
+ * argument may be in them).  An arch may save more (aarch64 and ppc64le:
+ * all of them when vec.n is not 0).  An "original" thunk: a callable
+ * entry to f's body past its patchable entry. */
+struct arch_fentry_vec {
+	unsigned n;     /* 0 .. ARCH_FENTRY_VEC_REGS */
+	unsigned width; /* bytes: 16, 32, 64 */
+};
 size_t arch_fentry_jf_size(unsigned n);
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n, bool vec);
+			   const uintptr_t *d, unsigned n,
+			   struct arch_fentry_vec vec);
 #define ARCH_FENTRY_ORIG_SIZE 32
 size_t arch_fentry_emit_orig(uint8_t *buf, uintptr_t at,
 			     const struct arch_fentry *f);

@@ -322,15 +322,17 @@ size_t arch_fentry_jf_size(unsigned n)
 
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n, bool vec)
+			   const uintptr_t *d, unsigned n,
+			   struct arch_fentry_vec vec)
 {
 	(void)at;
 	put32(buf + 0, INSN_ADDI_R0_R12_24);
 	put32(buf + 4, INSN_LD_R12_16);
 	put32(buf + 8, INSN_MTCTR_R12);
 	put32(buf + 12, INSN_BCTR);
-	put64(buf + JF_LIT, (uint64_t)(uintptr_t)(vec ? dc_fentry_tramp :
-							dc_fentry_tramp_novec));
+	put64(buf + JF_LIT,
+	      (uint64_t)(uintptr_t)(vec.n ? dc_fentry_tramp :
+					    dc_fentry_tramp_novec));
 	put64(buf + JF_DESC, resume);
 	put64(buf + JF_DESC + 8, fn);
 	put64(buf + JF_DESC + 16, n);

@@ -15,6 +15,7 @@
 #define ARCH_REGION_HEADER 256 /* shared entries at the start of a region */
 #define ARCH_HAS_FENTRY 1      /* x86_64_prologue.c                       */
 #define ARCH_FENTRY_JF_NEAR_FN 1 /* jump functions beside their function   */
+#define ARCH_FENTRY_VEC_REGS DYNCALL_X86_64_VEC_ARG_REGS /* xmm0-7     */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_HAS_COND 1        /* COND sites: e8 <rel32> <-> 5-byte NOP  */
 #define ARCH_HAS_INLINE 1      /* inline guards (DYNCALL_KIND_INLINE)     */

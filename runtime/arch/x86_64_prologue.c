@@ -61,6 +61,7 @@
  *      or the NOP, whenever that changes.  Neither Q nor the slot is cleared: a thread that passed P
  *      before 4. reaches what Q led to, which stays valid.
  */
+#include <cpuid.h>
 #include <string.h>
 
 #include "../internal.h"
@@ -280,9 +281,16 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *        rdi rsi rdx rcx r8 r9 rax -> regs->arg[0..5], regs->rax
  *                                     (regs = 16(%rsp), 64-byte aligned)
  *        48 8b 75 08 / ...            regs->ret = the caller's return
- *        0f 29 ...                    movaps %xmm0..7 -> regs->vec
- *                                     (left out when every handler was
- *                                     hooked with DYNCALL_FN_NO_VEC)
+ *        [c5 fe 7f 84 24 <disp32>     vmovdqu %ymmI, 272+32*I(%rsp)
+ *        | 62 f1 fe 48 7f 84 24 <disp32>  vmovdqu64 %zmmI, 272+64*I(%rsp)]
+ *                                     the whole register, I < vec.n, when
+ *                                     a wider vector argument may be in
+ *                                     it (DYNCALL_FN_REC_VEC_YMM/ZMM)
+ *        0f 29 ...                    movaps %xmm0..(vec.n-1) -> regs->vec
+ *                                     (vec.n: the registers the prototype
+ *                                     uses, 8 if unknown; none when every
+ *                                     handler was hooked with
+ *                                     DYNCALL_FN_NO_VEC)
  *        4c 89 54 24 08               mov %r10, 8(%rsp) (static chain,
  *                                     not exposed)
  *        per handler, in order:
@@ -294,7 +302,9 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *        e8 <rel32 handler>           call handler (| 48 b8 <h> ff d0,
  *                                     movabs $h, %rax; call *%rax: far)
  *        64 c7 04 25 <tp> 0 0 0 0     movl $0, %fs:tp
- *        the registers back, as the handlers left them
+ *        the registers back, as the handlers left them (wide: the
+ *        whole register first, then movaps of its low 16 bytes from
+ *        regs->vec: a legacy-SSE write keeps the bits above 127)
  *        48 89 ec / 5d                mov %rbp, %rsp; pop %rbp
  *        e9 <rel32 resume>            jmp resume
  *   far: ff 25 00 00 00 00 <resume>   jmp *lit(%rip) (only if resume is
@@ -315,11 +325,16 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  * cmpl and the flags it sets are dead at a function's entry (as for
  * `stc`/`cmc` above).  resume is the body (P+5) or the redirect target.
  * The frame holds all of struct dyncall_regs with or without the vector
- * saves, so a handler that writes regs->vec never writes past it.
+ * saves, so a handler that writes regs->vec never writes past it.  Only
+ * the first vec.n vector registers are saved: a register the function's
+ * prototype takes nothing in is dead at its entry (caller-saved).
  */
 #define JF_FRAME 272 /* r10, struct dyncall_regs, the 64-byte alignment */
+#define JF_WIDE_AREA 272 /* whole ymm/zmm registers, 64-byte aligned */
+#define JF_FRAME_WIDE (JF_WIDE_AREA + 8 * 64)
 #define JF_SAVE_SIZE 0x5a /* endbr64 ... regs->ret */
 #define JF_VEC_SIZE 55 /* 8 movaps, stores or loads */
+#define JF_WIDE_SIZE (8 * 11) /* 8 vmovdqu64, stores or loads */
 #define JF_R10_SIZE 5
 #define JF_CALL 42 /* worst case of one handler's call */
 #define JF_REST_SIZE 52 /* movl $0 ... mov 8(%rsp), %r10 */
@@ -342,8 +357,8 @@ static int32_t busy_tpoff(void)
 
 size_t arch_fentry_jf_size(unsigned n)
 {
-	return JF_SAVE_SIZE + 2 * JF_VEC_SIZE + JF_R10_SIZE + n * JF_CALL +
-	       JF_REST_SIZE + JF_LEAVE_SIZE + JF_TAIL;
+	return JF_SAVE_SIZE + 2 * (JF_WIDE_SIZE + JF_VEC_SIZE) + JF_R10_SIZE +
+	       n * JF_CALL + JF_REST_SIZE + JF_LEAVE_SIZE + JF_TAIL;
 }
 
 /* One instruction per line. */
@@ -371,6 +386,7 @@ static const uint8_t jf_save[JF_SAVE_SIZE] = {
 #define JF_CMP_TP 8 /* jf_save offsets of the fields */
 #define JF_JNE 13
 #define JF_SET_TP 27
+#define JF_SUB_IMM 42 /* the frame size of sub $272, %rsp */
 
 static const uint8_t jf_vec_save[JF_VEC_SIZE] = {
 	0x0f, 0x29, 0x44, 0x24, 0x50,			/* movaps %xmm0, 80(%rsp) */
@@ -381,6 +397,10 @@ static const uint8_t jf_vec_save[JF_VEC_SIZE] = {
 	0x0f, 0x29, 0xac, 0x24, 0xa0, 0, 0, 0,		/* movaps %xmm5, 160(%rsp) */
 	0x0f, 0x29, 0xb4, 0x24, 0xb0, 0, 0, 0,		/* movaps %xmm6, 176(%rsp) */
 	0x0f, 0x29, 0xbc, 0x24, 0xc0, 0, 0, 0,		/* movaps %xmm7, 192(%rsp) */
+};
+/* bytes of jf_vec_save and jf_vec_rest for the first n registers */
+static const uint8_t jf_vec_len[DYNCALL_X86_64_VEC_ARG_REGS + 1] = {
+	0, 5, 10, 15, 23, 31, 39, 47, 55,
 };
 
 static const uint8_t jf_r10[JF_R10_SIZE] = {
@@ -417,6 +437,58 @@ static const uint8_t jf_leave[JF_LEAVE_SIZE] = {
 };
 /* clang-format on */
 
+/*
+ * The widest vector registers this CPU and kernel have (bytes): 64 with
+ * AVX-512F and the OS saving ZMM state (XCR0 bits 1, 2, 5-7), 32 with AVX
+ * and YMM state (bits 1, 2), else 16.  A function recorded with a wider
+ * vector argument than the CPU has cannot have been called with one (its
+ * callers would fault first), so the saves need not go beyond it.
+ */
+static unsigned cpu_vec_width(void)
+{
+	static unsigned width;
+	unsigned a, b, c, d, lo, hi;
+
+	if (width)
+		return width;
+	width = 16;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) ||
+	    !(c & bit_AVX))
+		return width;
+	__asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	if ((lo & 0x6) != 0x6)
+		return width;
+	width = 32;
+	if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
+	    (lo & 0xe6) == 0xe6)
+		width = 64;
+	return width;
+}
+
+/*
+ * The whole of ymm/zmm 0..n-1 to or from the wide area (op 0x7f: store,
+ * 0x6f: load):
+ *   c5 fe <op> 84|I<<3 24 <disp32>           vmovdqu %ymmI, disp32(%rsp)
+ *   62 f1 fe 48 <op> 84|I<<3 24 <disp32>     vmovdqu64 %zmmI, disp32(%rsp)
+ */
+static uint8_t *put_wide(uint8_t *p, unsigned n, unsigned width, uint8_t op)
+{
+	static const uint8_t vex256[2] = { 0xc5, 0xfe };
+	static const uint8_t evex512[4] = { 0x62, 0xf1, 0xfe, 0x48 };
+
+	for (unsigned i = 0; i < n; i++) {
+		int32_t disp = JF_WIDE_AREA + (int32_t)(i * width);
+
+		p = width == 64 ? put(p, evex512, sizeof(evex512)) :
+				  put(p, vex256, sizeof(vex256));
+		*p++ = op;
+		*p++ = (uint8_t)(0x84 | i << 3); /* disp32(%rsp), reg I */
+		*p++ = 0x24;
+		p = put(p, &disp, 4);
+	}
+	return p;
+}
+
 /* rel32 of a branch whose displacement ends at p (buf at address at) */
 static void put_rel32(uint8_t *p, uint8_t *buf, uintptr_t at, uintptr_t to)
 {
@@ -427,7 +499,8 @@ static void put_rel32(uint8_t *p, uint8_t *buf, uintptr_t at, uintptr_t to)
 
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n, bool vec)
+			   const uintptr_t *d, unsigned n,
+			   struct arch_fentry_vec vec)
 {
 	static const uint8_t ld_ret[5] = { 0x48, 0x8b, 0x74, 0x24, 0x48 };
 	static const uint8_t lea_rcx[5] = { 0x48, 0x8d, 0x4c, 0x24, 0x10 };
@@ -441,8 +514,17 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	memcpy(buf + JF_CMP_TP, &tp, 4);
 	memcpy(buf + JF_SET_TP, &tp, 4);
 	jne = buf + JF_JNE + 2;
-	if (vec)
-		p = put(p, jf_vec_save, sizeof(jf_vec_save));
+	if (vec.n > DYNCALL_X86_64_VEC_ARG_REGS)
+		vec.n = DYNCALL_X86_64_VEC_ARG_REGS;
+	if (vec.width > cpu_vec_width())
+		vec.width = cpu_vec_width();
+	if (vec.n && vec.width > 16) {
+		int32_t frame = JF_FRAME_WIDE;
+
+		memcpy(buf + JF_SUB_IMM, &frame, 4);
+		p = put_wide(p, vec.n, vec.width, 0x7f);
+	}
+	p = put(p, jf_vec_save, jf_vec_len[vec.n]);
 	p = put(p, jf_r10, sizeof(jf_r10));
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t after;
@@ -465,8 +547,9 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	clr = p + JF_CLR_TP;
 	p = put(p, jf_rest, sizeof(jf_rest));
 	memcpy(clr, &tp, 4);
-	if (vec)
-		p = put(p, jf_vec_rest, sizeof(jf_vec_rest));
+	if (vec.n && vec.width > 16)
+		p = put_wide(p, vec.n, vec.width, 0x6f);
+	p = put(p, jf_vec_rest, jf_vec_len[vec.n]);
 	p = put(p, jf_leave, sizeof(jf_leave));
 	far = !rel32_ok(at + (uintptr_t)(p - buf) + 5, resume) ||
 	      !rel32_ok(at + (uintptr_t)(jne - buf) + 4, resume);

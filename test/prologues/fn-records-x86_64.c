@@ -1,4 +1,4 @@
-// Checks the per-function records of patchable prologues (abi.h __dyncall_fn_records, docs/prologues.md "Vector registers"): the LLVM pass and the GCC plugin (12, 11) record DYNCALL_FN_REC_NO_VEC for a patchable function whose parameters pass nothing in vector registers (int args: flagged; a double, varargs, a struct of floats by value, a struct with a double passed in memory, a function opted out of patching: no record); the runtime then hooks a flagged function with the jump function without xmm0-7 saves (its exact layout at 0x5a: the r10 save of the NO_VEC form) and an unflagged one with the full one, dyncall_fn_flags says which, and the hooks work on both; a build without the plugin has no record (the full save everywhere).
+// Checks the per-function records of patchable prologues (abi.h __dyncall_fn_records, docs/prologues.md "Vector registers"): the LLVM pass and the GCC plugin (12, 11) record DYNCALL_FN_REC_NO_VEC for a patchable function whose parameters pass nothing in vector registers (int args; a struct with a double passed in memory) and DYNCALL_FN_REC_VEC_COUNT with the number of xmm registers otherwise (a double: 1, a struct of two floats: 1, varargs: 8 and DYNCALL_FN_REC_VARIADIC); a function opted out of patching has none; the runtime then hooks each with a jump function that saves exactly those registers (counted at 0x5a: the movaps of the saves, then the r10 save), dyncall_fn_flags says which, and the hooks work on all; a build without the plugin has no record (the full save everywhere).  More prototypes and handlers that clobber every vector register: vec-args-x86_64.c.
 // REQUIRES: x86_64, dyncall-runtime
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-CLANG
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-GCC
@@ -20,7 +20,7 @@
 // RUN: %dyncall_rewrite list --prologues %t.plain | FileCheck %s --check-prefix=LIST-PLAIN
 // RUN: %t.plain | FileCheck %s --check-prefixes=OUT,PLAIN
 //
-// One record per flagged function, 16 bytes: the function, flags 1, 0.
+// One record per patchable function, 16 bytes: the function, its flags, 0.
 // ASM-CLANG: .section __dyncall_fn_records,"awo",@progbits,ints,unique,{{[0-9]+}}
 // ASM-CLANG-NEXT: .p2align 3
 // ASM-CLANG-NEXT: .L__dyncall_fn_record{{.*}}:
@@ -33,13 +33,25 @@
 // ASM-GCC-NEXT: .4byte 1
 // ASM-GCC-NEXT: .4byte 0
 // ASM-GCC-NEXT: .popsection
-// LIST-DAG: <ints> nops=24+5 {{.*}} novec=yes
-// LIST-DAG: <dbl> nops=24+5 {{.*}} novec=no
-// LIST-DAG: <var> nops=24+5 {{.*}} novec=no
-// LIST-DAG: <sfl> nops=24+5 {{.*}} novec=no
-// LIST-DAG: <sbig> nops=24+5 {{.*}} novec=no
-// LIST-PLAIN: <ints> nops=24+5 {{.*}} novec=no
-// ASM-NOT: {{(quad|8byte)}} {{dbl|var|sfl|sbig|opted_out}}{{$}}
+// a double: DYNCALL_FN_REC_VEC_COUNT (2), n = 1 in bits 8-11: 0x102
+// ASM: {{.quad|.8byte}} dbl
+// ASM-NEXT: {{.long|.4byte}} 258
+// a struct of two floats: one xmm
+// ASM: {{.quad|.8byte}} sfl
+// ASM-NEXT: {{.long|.4byte}} 258
+// a struct of 40 bytes with a double: in memory, no xmm
+// ASM: {{.quad|.8byte}} sbig
+// ASM-NEXT: {{.long|.4byte}} 1
+// varargs: VEC_COUNT | VARIADIC (4), n = 8: 0x806
+// ASM: {{.quad|.8byte}} var
+// ASM-NEXT: {{.long|.4byte}} 2054
+// LIST-DAG: <ints> nops=24+5 {{.*}} novec=yes sled=nops vecregs=0{{$}}
+// LIST-DAG: <dbl> nops=24+5 {{.*}} novec=no sled=nops vecregs=1{{$}}
+// LIST-DAG: <var> nops=24+5 {{.*}} novec=no sled=nops vecregs=8 variadic{{$}}
+// LIST-DAG: <sfl> nops=24+5 {{.*}} novec=no sled=nops vecregs=1{{$}}
+// LIST-DAG: <sbig> nops=24+5 {{.*}} novec=yes sled=nops vecregs=0{{$}}
+// LIST-PLAIN: <ints> nops=24+5 {{.*}} novec=no sled=nops vecregs=-{{$}}
+// ASM-NOT: {{(quad|8byte)}} opted_out{{$}}
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +75,8 @@ struct big {
 
 NOINLINE long ints(long a, int b) { return a + b; }
 NOINLINE double dbl(double x) { return 2 * x; }
+NOINLINE float sfl(struct fl s) { return s.a + s.b; }
+NOINLINE long sbig(struct big s) { return s.x[0] + (long)s.d; }
 NOINLINE int var(int n, ...)
 {
 	va_list ap;
@@ -73,8 +87,6 @@ NOINLINE int var(int n, ...)
 	va_end(ap);
 	return r + n;
 }
-NOINLINE float sfl(struct fl s) { return s.a + s.b; }
-NOINLINE long sbig(struct big s) { return s.x[0] + (long)s.d; }
 DYNCALL_NOT_PATCHABLE NOINLINE long opted_out(long a) { return a; }
 
 static long count;
@@ -98,22 +110,24 @@ static const uint8_t *jump_function(void *f)
 	return (const uint8_t *)q + 8 + (int32_t)rel;
 }
 
-/* Which jump function (test/prologues/jump-function-x86_64.c has both
- * in full): the NO_VEC form saves r10 at 0x5a right after regs->ret,
- * the full one its first xmm there (movaps %xmm0, 0x50(%rsp)). */
+/* Which jump function (test/prologues/jump-function-x86_64.c has one in
+ * full): the number of movaps saves at 0x5a, right after regs->ret (the
+ * NO_VEC form saves r10 there), "xmmN". */
 static const char *form(void *f)
 {
 	static const uint8_t r10[] = { 0x4c, 0x89, 0x54, 0x24, 0x08 };
-	static const uint8_t xmm0[] = { 0x0f, 0x29, 0x44, 0x24, 0x50 };
-	const uint8_t *jf = jump_function(f);
+	static char buf[16];
+	const uint8_t *jf = jump_function(f), *p;
+	int n = 0;
 
 	if (!jf)
 		return "none";
-	if (!memcmp(jf + 0x5a, r10, sizeof(r10)))
-		return "novec";
-	if (!memcmp(jf + 0x5a, xmm0, sizeof(xmm0)))
-		return "full";
-	return "other";
+	for (p = jf + 0x5a; p[0] == 0x0f && p[1] == 0x29; n++)
+		p += (p[2] & 0xc0) == 0x40 ? 5 : 8; /* disp8 | disp32 */
+	if (memcmp(p, r10, sizeof(r10)))
+		return "other";
+	snprintf(buf, sizeof(buf), "xmm%d", n);
+	return buf;
 }
 
 static void show(const char *name, void *f, unsigned flags)
@@ -123,9 +137,10 @@ static void show(const char *name, void *f, unsigned flags)
 			dyncall_fn_hook(f, h, &count);
 	int q = dyncall_fn_flags(f, &fl);
 
-	printf("%s: %d %d abi %u saved %u %s", name, s, q,
-	       fl & DYNCALL_FN_NO_VEC_ABI, (fl & DYNCALL_FN_VEC_SAVED) >> 1,
-	       form(f));
+	printf("%s: %d %d abi %u nregs %u%s saved %u %s", name, s, q,
+	       fl & DYNCALL_FN_NO_VEC_ABI, DYNCALL_FN_VEC_NREGS(fl),
+	       fl & DYNCALL_FN_VARIADIC_ABI ? " variadic" : "",
+	       (fl & DYNCALL_FN_VEC_SAVED) >> 1, form(f));
 }
 
 int main(void)
@@ -139,37 +154,42 @@ int main(void)
 	struct big b = { { 4, 0, 0, 0 }, 3.0 };
 	unsigned fl = 7;
 
-	// REC:   ints: 0 0 abi 1 saved 0 novec -> 5 count 1
-	// PLAIN: ints: 0 0 abi 0 saved 1 full -> 5 count 1
+	// REC:   ints: 0 0 abi 1 nregs 0 saved 0 xmm0 -> 5 count 1
+	// PLAIN: ints: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 5 count 1
 	show("ints", (void *)ints, 0);
 	long v = pints(2, 3);
 	printf(" -> %ld count %ld\n", v, count);
-	// OUT-NEXT: dbl: 0 0 abi 0 saved 1 full -> 3 count 2
+	// REC-NEXT:   dbl: 0 0 abi 0 nregs 1 saved 1 xmm1 -> 3 count 2
+	// PLAIN-NEXT: dbl: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 3 count 2
 	show("dbl", (void *)dbl, 0);
 	double d = pdbl(1.5);
 	printf(" -> %g count %ld\n", d, count);
-	// OUT-NEXT: var: 0 0 abi 0 saved 1 full -> 9 count 3
+	// REC-NEXT:   var: 0 0 abi 0 nregs 8 variadic saved 1 xmm8 -> 9 count 3
+	// PLAIN-NEXT: var: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 9 count 3
 	show("var", (void *)var, 0);
 	v = pvar(2, 7);
 	printf(" -> %ld count %ld\n", v, count);
-	// OUT-NEXT: sfl: 0 0 abi 0 saved 1 full -> 3 count 4
+	// REC-NEXT:   sfl: 0 0 abi 0 nregs 1 saved 1 xmm1 -> 3 count 4
+	// PLAIN-NEXT: sfl: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 3 count 4
 	show("sfl", (void *)sfl, 0);
 	d = psfl(f);
 	printf(" -> %g count %ld\n", d, count);
-	// OUT-NEXT: sbig: 0 0 abi 0 saved 1 full -> 7 count 5
+	// REC-NEXT:   sbig: 0 0 abi 1 nregs 0 saved 0 xmm0 -> 7 count 5
+	// PLAIN-NEXT: sbig: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 7 count 5
 	show("sbig", (void *)sbig, 0);
 	v = psbig(b);
 	printf(" -> %ld count %ld\n", v, count);
 	/* the explicit flag still works on an unflagged function */
 	dyncall_fn_restore((void *)dbl);
-	// OUT-NEXT: dbl no vec: 0 0 abi 0 saved 0 novec -> 3 count 6
+	// REC-NEXT:   dbl no vec: 0 0 abi 0 nregs 1 saved 0 xmm0 -> 3 count 6
+	// PLAIN-NEXT: dbl no vec: 0 0 abi 0 nregs 8 saved 0 xmm0 -> 3 count 6
 	show("dbl no vec", (void *)dbl, DYNCALL_FN_NO_VEC);
 	d = pdbl(1.5);
 	printf(" -> %g count %ld\n", d, count);
 	/* restored: no handlers, nothing saved; not patchable: NOFN */
 	dyncall_fn_restore((void *)ints);
 	// REC-NEXT:   restored: 0 1; opted out: 1
-	// PLAIN-NEXT: restored: 0 0; opted out: 1
+	// PLAIN-NEXT: restored: 0 2048; opted out: 1
 	int q = dyncall_fn_flags((void *)ints, &fl);
 
 	printf("restored: %d %u", q, fl);
