@@ -78,6 +78,7 @@ pfe-gcc-O2-lto gcc-12 x86_64 -O2 -fcf-protection=full -flto
 pfe-clang-aarch64-O2 clang-19 aarch64 -O2 -mbranch-protection=standard
 pfe-gcc-aarch64-O2   gcc-12   aarch64 -O2 -mbranch-protection=standard
 pfe-gcc-ppc64le-O2   gcc-12   ppc64le -O2
+pfe-clang-ppc64le-O2 clang-19 ppc64le -O2
 EOF
 }
 if [ "${1:-}" = --list ]; then all_configs; exit 0; fi

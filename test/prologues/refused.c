@@ -30,13 +30,13 @@
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %t.deny-mb /usr/bin/%qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,NOMB %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le -E DYNCALL_DISABLE=1 %t.ppc | FileCheck %s --check-prefixes=CHECK,DISABLED %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le -E LD_PRELOAD=%t.ppc-deny-mp.so %t.ppc | FileCheck %s --check-prefixes=CHECK,NOMP %}
-// ppc64le with Clang: XRay entry sleds; a sled of another shape and an entry record at a function without a sled are refused
+// ppc64le with Clang: XRay entry sleds; a sled of another shape, an entry record at a function without a sled and a sled not at its function's entry are refused
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.ppc-clang %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %clang --target=powerpc64le-linux-gnu -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.ppc-clang-deny-mp.so %}
-// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,OK %}
-// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %t.deny-mb /usr/bin/%qemu_ppc64le %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,NOMB %}
-// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le -E DYNCALL_DISABLE=1 %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,DISABLED %}
-// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le -E LD_PRELOAD=%t.ppc-clang-deny-mp.so %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,NOMP %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,OK,XRAY %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %t.deny-mb /usr/bin/%qemu_ppc64le %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,NOMB,XRAY %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le -E DYNCALL_DISABLE=1 %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,DISABLED,XRAY %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le -E LD_PRELOAD=%t.ppc-clang-deny-mp.so %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,NOMP,XRAY %}
 #include <stdio.h>
 
 #include <dyncall.h>
@@ -134,6 +134,34 @@ __asm__(".text\n"
 	".space 13\n"
 	".popsection\n");
 long five(long a);
+
+/* A sled of the right shape but not at its function's entry (a word
+ * before it): calls would run that word and miss the patch; refused. */
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl mid_sled\n"
+	".type mid_sled, @function\n"
+	"mid_sled:\n"
+	"nop\n"
+	".Lmid_sled:\n"
+	"b 1f\n"
+	"nop\n"
+	"std 0, -8(1)\n"
+	"mflr 0\n"
+	"bl __xray_FunctionEntry\n"
+	"nop\n"
+	"mtlr 0\n"
+	"1: addi 3, 3, 2\n"
+	"blr\n"
+	".size mid_sled, .-mid_sled\n"
+	".pushsection xray_instr_map,\"a\",@progbits\n"
+	".Lmid_ent:\n"
+	".quad .Lmid_sled - .Lmid_ent\n"
+	".quad mid_sled - (.Lmid_ent + 8)\n"
+	".byte 0, 0, 2\n"
+	".space 13\n"
+	".popsection\n");
+long mid_sled(long a);
 #elif defined(__powerpc64__)
 /* Another layout: GCC 12's own NOPs, before the global entry's TOC setup
  * (the function reads a global: it has one); the symbol's local entry
@@ -218,5 +246,12 @@ int main(void)
 	// NOMP-NEXT: restored: 0 -> 4
 	s1 = dyncall_fn_restore(good);
 	printf("restored: %d -> %ld\n", s1, fg(2));
+#if defined(__powerpc64__) && defined(__clang__)
+	// XRAY-NEXT: mid sled: -6 -> 3
+	long (*volatile fm)(long) = mid_sled;
+
+	s1 = dyncall_fn_hook(mid_sled, count, NULL);
+	printf("mid sled: %d -> %ld\n", s1, fm(1));
+#endif
 	return 0;
 }
