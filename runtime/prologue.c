@@ -278,30 +278,12 @@ static struct arch_fentry_vec rec_vec(unsigned rec)
 	return v;
 }
 
-/* Does the record say how many vector registers the prototype uses
- * (rec_vec's n comes from it, not from the default)? */
-static bool rec_counted(unsigned rec)
-{
-	unsigned n = DYNCALL_FN_REC_VEC_NREGS(rec);
-
-	if (rec & DYNCALL_FN_REC_NO_VEC)
-		return !(rec & DYNCALL_FN_REC_VEC_COUNT);
-	return (rec & DYNCALL_FN_REC_VEC_COUNT) && n >= 1 &&
-	       n <= ARCH_FENTRY_VEC_REGS;
-}
-
 /* The vector argument registers f's jump function saves: those its
  * prototype uses (rec_vec; registers it takes nothing in are dead at its
- * entry), none when every handler has DYNCALL_FN_NO_VEC.  Without a
- * record saying so (no record, a malformed one) the prototype is unknown:
- * a __m256/__m512 argument may be in any of them, so they are kept whole
- * (64: as wide as the CPU has, arch_fentry_emit_jf). */
+ * entry), none when every handler has DYNCALL_FN_NO_VEC. */
 static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 {
 	struct arch_fentry_vec v = rec_vec(f->rec_flags);
-
-	if (!rec_counted(f->rec_flags))
-		v.width = 64;
 
 	for (unsigned i = 0; i < f->w.nh; i++)
 		if (!(f->w.fl[i] & DYNCALL_FN_NO_VEC))

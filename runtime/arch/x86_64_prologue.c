@@ -285,8 +285,7 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *        | 62 f1 fe 48 7f 84 24 <disp32>  vmovdqu64 %zmmI, 272+64*I(%rsp)]
  *                                     the whole register, I < vec.n, when
  *                                     a wider vector argument may be in
- *                                     it (DYNCALL_FN_REC_VEC_YMM/ZMM, or
- *                                     no record: prologue.c want_vec)
+ *                                     it (DYNCALL_FN_REC_VEC_YMM/ZMM)
  *        0f 29 ...                    movaps %xmm0..(vec.n-1) -> regs->vec
  *                                     (vec.n: the registers the prototype
  *                                     uses, 8 if unknown; none when every

@@ -112,9 +112,7 @@ static const uint8_t *jump_function(void *f)
 
 /* Which jump function (test/prologues/jump-function-x86_64.c has one in
  * full): the number of movaps saves at 0x5a, right after regs->ret (the
- * NO_VEC form saves r10 there), "xmmN", past the whole-register stores a
- * function without a record gets on a CPU with AVX (c5 fe 7f: vmovdqu
- * %ymm, 9 bytes; 62 f1 fe 48 7f: vmovdqu64 %zmm, 11 bytes). */
+ * NO_VEC form saves r10 there), "xmmN". */
 static const char *form(void *f)
 {
 	static const uint8_t r10[] = { 0x4c, 0x89, 0x54, 0x24, 0x08 };
@@ -124,15 +122,7 @@ static const char *form(void *f)
 
 	if (!jf)
 		return "none";
-	for (p = jf + 0x5a;;) {
-		if (p[0] == 0xc5 && p[1] == 0xfe && p[2] == 0x7f)
-			p += 9;
-		else if (p[0] == 0x62 && p[1] == 0xf1 && p[4] == 0x7f)
-			p += 11;
-		else
-			break;
-	}
-	for (; p[0] == 0x0f && p[1] == 0x29; n++)
+	for (p = jf + 0x5a; p[0] == 0x0f && p[1] == 0x29; n++)
 		p += (p[2] & 0xc0) == 0x40 ? 5 : 8; /* disp8 | disp32 */
 	if (memcmp(p, r10, sizeof(r10)))
 		return "other";

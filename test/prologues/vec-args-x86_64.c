@@ -134,10 +134,7 @@ static void clobber(void *fn, void *ret, void *data, struct dyncall_regs *r)
 }
 
 /* The jump function Q leads to (Q = f - 8: 90 90 90 e9 <rel32>), and the
- * number of movaps saves right after regs->ret (0x5a), past the whole-
- * register stores a function without a record gets on a CPU with AVX
- * (c5 fe 7f ...: vmovdqu %ymm, 9 bytes; 62 f1 fe 48 7f ...: vmovdqu64
- * %zmm, 11 bytes). */
+ * number of movaps saves right after regs->ret (0x5a). */
 static int saves(void *f)
 {
 	const volatile uint8_t *q = (const volatile uint8_t *)f - 8;
@@ -150,14 +147,6 @@ static int saves(void *f)
 	for (int i = 3; i >= 0; i--)
 		rel = rel << 8 | q[4 + i];
 	p = (const uint8_t *)q + 8 + (int32_t)rel + 0x5a;
-	for (;;) {
-		if (p[0] == 0xc5 && p[1] == 0xfe && p[2] == 0x7f)
-			p += 9;
-		else if (p[0] == 0x62 && p[1] == 0xf1 && p[4] == 0x7f)
-			p += 11;
-		else
-			break;
-	}
 	for (; p[0] == 0x0f && p[1] == 0x29; n++)
 		p += (p[2] & 0xc0) == 0x40 ? 5 : 8; /* disp8 | disp32 */
 	return n;
