@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // One struct dyncall_fn_record (dyncall/abi.h, docs/abi.md "Function
-// records") per patchable function (x86-64 SysV and aarch64 AAPCS64 ELF)
-// saying which vector argument registers (xmm0-7, v0-v7) its prototype uses:
+// records") per patchable function (x86-64 SysV ELF only: emitFnRecords)
+// saying which vector argument registers (xmm0-7) its prototype uses:
 // DYNCALL_FN_REC_NO_VEC (none), or DYNCALL_FN_REC_VEC_COUNT with n (xmm0..n-1;
 // an upper bound counted on the IR types clang lowered the arguments to),
 // DYNCALL_FN_REC_VARIADIC (n = 8) and DYNCALL_FN_REC_VEC_YMM/ZMM for vectors
