@@ -91,9 +91,9 @@ static void ppc64le_function_prologue(FILE *file)
 }
 #endif
 
-#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 /*
- * x86-64: one struct dyncall_fn_record (abi.h, docs/abi.md
+ * x86-64 and aarch64: one struct dyncall_fn_record (abi.h, docs/abi.md
  * "Function records") per patchable function saying which vector argument
  * registers its prototype uses: DYNCALL_FN_REC_NO_VEC (none: the
  * runtime's jump function leaves the vector saves out), else
@@ -106,9 +106,14 @@ static void ppc64le_function_prologue(FILE *file)
  * member, long double in memory on x86-64, exactly as the caller passes
  * them).  Another calling convention (ms_abi, interrupt,
  * no_caller_saved_registers; aarch64_vector_pcs, SVE) or a thunk: no
- * record, the safe default.  A COMDAT function's record joins its group.
+ * record, the safe default.  A record is linked to the function GCC's own
+ * __patchable_function_entries of the unit is linked to (below).
  */
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
 #define VEC_ARG_REGS DYNCALL_X86_64_VEC_ARG_REGS
+#else
+#define VEC_ARG_REGS DYNCALL_AARCH64_VEC_ARG_REGS
+#endif
 
 static void (*target_function_prologue)(FILE *);
 
@@ -193,6 +198,19 @@ static bool has_patchable_entry(tree fn)
 	       strtoul(flag_patchable_function_entry, NULL, 10) > 0;
 }
 
+/*
+ * GCC 11 and 12 put a translation unit's __patchable_function_entries in
+ * one section, SHF_LINK_ORDER to the first patchable function they output
+ * (get_section keeps the decl it was first asked with): when the linker
+ * discards that function (a COMDAT copy another unit provides, or
+ * --gc-sections), every entry of the unit goes with it, and the unit's
+ * other functions are not registered.  So every record is linked to that
+ * same function: a record lives exactly as long as its function's entry.
+ * A COMDAT function other than that one gets no record: its group may be
+ * kept while the unit's entries are dropped (it keeps the safe default).
+ */
+static const char *pfe_link;
+
 static void records_function_prologue(FILE *file)
 {
 	tree fn = current_function_decl;
@@ -200,9 +218,14 @@ static void records_function_prologue(FILE *file)
 	unsigned flags;
 
 	target_function_prologue(file);
-	if (!fn || !has_patchable_entry(fn) || !vec_record_flags(fn, &flags))
+	if (!fn || !has_patchable_entry(fn))
 		return;
 	name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
+	if (!pfe_link) /* GCC's entry for fn is the unit's first */
+		pfe_link = xstrdup(name);
+	if (!vec_record_flags(fn, &flags) ||
+	    (DECL_COMDAT_GROUP(fn) && strcmp(name, pfe_link)))
+		return;
 	fputs("\t.pushsection " DYNCALL_FN_RECORDS_SECTION, file);
 	if (DECL_COMDAT_GROUP(fn)) { /* dropped with the group's other copies */
 		fputs(",\"awoG\",@progbits,", file);
@@ -211,7 +234,7 @@ static void records_function_prologue(FILE *file)
 			IDENTIFIER_POINTER(decl_comdat_group_id(fn)));
 	} else {
 		fputs(",\"awo\",@progbits,", file);
-		assemble_name(file, name);
+		assemble_name(file, pfe_link);
 	}
 	fputs("\n\t.p2align 3\n\t.8byte ", file);
 	assemble_name(file, name);
@@ -221,7 +244,7 @@ static void records_function_prologue(FILE *file)
 
 bool install_entry_nop(void)
 {
-#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 	/* the records, also with -fplugin-arg-<name>-disable */
 	target_function_prologue = targetm.asm_out.function_prologue;
 	targetm.asm_out.function_prologue = records_function_prologue;
