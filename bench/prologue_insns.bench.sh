@@ -7,6 +7,7 @@
 # cancel out).
 #
 # Environment: BUILD_DIR (default build), ARCHES (default "aarch64 ppc64le").
+# ppc64le with clang-19: the XRay entry sleds of Clang's route.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
@@ -19,7 +20,7 @@ mkdir -p "$out"
 for arch in ${ARCHES:-aarch64 ppc64le}; do
   case $arch in
     aarch64) triple=aarch64-linux-gnu; ccs="aarch64-linux-gnu-gcc-12 clang-19" ;;
-    ppc64le) triple=powerpc64le-linux-gnu; ccs="powerpc64le-linux-gnu-gcc-12" ;;
+    ppc64le) triple=powerpc64le-linux-gnu; ccs="powerpc64le-linux-gnu-gcc-12 clang-19" ;;
   esac
   if ! command -v "qemu-$arch" > /dev/null || [ ! -f "$build/lib/$triple/libdyncall.so" ]; then
     echo "prologue_insns: $arch: no qemu-$arch or no cross runtime, skipped"

@@ -53,6 +53,62 @@ void register_patchable_attribute(void)
 	register_attribute(&patchable_attr);
 }
 
+/*
+ * The record section of fn's entry: SHF_LINK_ORDER to fn's text (through
+ * its symbol) and, for a COMDAT function, in fn's COMDAT group.  GCC 12
+ * (and 11) print every record of a unit into ONE section linked to the
+ * unit's first function and in no group: a COMDAT function whose copy the
+ * linker discards (an inline or template function, a constructor emitted
+ * in two units) leaves a record pointing into a discarded section, which
+ * ld refuses ("defined in discarded section"; any C++ program of two
+ * units with --dyncall-prologues), and --gc-sections keeps or drops every
+ * record with the first function.  One section per function, in the
+ * function's group, is what GCC 13 does.
+ */
+static void push_record_section(FILE *file, tree fn)
+{
+	const char *name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
+	tree group = DECL_COMDAT_GROUP(fn);
+
+	fputs("\t.pushsection __patchable_function_entries,", file);
+	fputs(group ? "\"awoG\",@progbits," : "\"awo\",@progbits,", file);
+	assemble_name(file, name);
+	if (group)
+		fprintf(file, ",%s,comdat", IDENTIFIER_POINTER(group));
+	fputc('\n', file);
+}
+
+#if DYNCALL_ARCH != DYNCALL_ARCH_PPC64LE
+/*
+ * -fpatchable-function-entry=N,M with M > 0 (the layouts of
+ * --dyncall-prologues): GCC calls this target hook before the function's
+ * label for the M pre-entry NOPs with record_p, then after the label for
+ * the N - M entry NOPs without.  The plugin prints the record itself
+ * (push_record_section) and lets the target print the NOPs alone.  A
+ * record at the entry (M = 0: the target may print it later, after
+ * endbr64) stays GCC's.
+ */
+static void (*target_print_pfe)(FILE *, unsigned HOST_WIDE_INT, bool);
+
+static void print_pfe(FILE *file, unsigned HOST_WIDE_INT size, bool record_p)
+{
+	static unsigned n;
+	tree fn = current_function_decl;
+
+	if (!record_p || !fn || !crtl->patch_area_entry) {
+		target_print_pfe(file, size, record_p);
+		return;
+	}
+	push_record_section(file, fn);
+	fprintf(file,
+		"\t.p2align 3\n\t.8byte .Ldyncall_pfe_rec%u\n"
+		"\t.popsection\n.Ldyncall_pfe_rec%u:\n",
+		n, n);
+	n++;
+	target_print_pfe(file, size, false);
+}
+#endif
+
 #if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
 static void (*target_function_prologue)(FILE *);
 
@@ -73,18 +129,14 @@ static bool entry_patchable(tree fn)
 static void ppc64le_function_prologue(FILE *file)
 {
 	static unsigned n;
-	const char *name;
 
 	target_function_prologue(file);
 	if (!current_function_decl || !entry_patchable(current_function_decl))
 		return;
-	name = XSTR(XEXP(DECL_RTL(current_function_decl), 0), 0);
 	fprintf(file, PFE_LABEL_PREFIX "%u:\n\tnop\n", n);
-	fputs("\t.pushsection __patchable_function_entries,\"awo\",@progbits,",
-	      file);
-	assemble_name(file, name);
+	push_record_section(file, current_function_decl);
 	fprintf(file,
-		"\n\t.p2align 3\n\t.8byte " PFE_LABEL_PREFIX
+		"\t.p2align 3\n\t.8byte " PFE_LABEL_PREFIX
 		"%u\n\t.popsection\n",
 		n);
 	n++;
@@ -106,8 +158,7 @@ static void ppc64le_function_prologue(FILE *file)
  * member, long double in memory on x86-64, exactly as the caller passes
  * them).  Another calling convention (ms_abi, interrupt,
  * no_caller_saved_registers; aarch64_vector_pcs, SVE) or a thunk: no
- * record, the safe default.  A record is linked to the function GCC's own
- * __patchable_function_entries of the unit is linked to (below).
+ * record, the safe default.  A COMDAT function's record joins its group.
  */
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
 #define VEC_ARG_REGS DYNCALL_X86_64_VEC_ARG_REGS
@@ -198,19 +249,6 @@ static bool has_patchable_entry(tree fn)
 	       strtoul(flag_patchable_function_entry, NULL, 10) > 0;
 }
 
-/*
- * GCC 11 and 12 put a translation unit's __patchable_function_entries in
- * one section, SHF_LINK_ORDER to the first patchable function they output
- * (get_section keeps the decl it was first asked with): when the linker
- * discards that function (a COMDAT copy another unit provides, or
- * --gc-sections), every entry of the unit goes with it, and the unit's
- * other functions are not registered.  So every record is linked to that
- * same function: a record lives exactly as long as its function's entry.
- * A COMDAT function other than that one gets no record: its group may be
- * kept while the unit's entries are dropped (it keeps the safe default).
- */
-static const char *pfe_link;
-
 static void records_function_prologue(FILE *file)
 {
 	tree fn = current_function_decl;
@@ -218,14 +256,9 @@ static void records_function_prologue(FILE *file)
 	unsigned flags;
 
 	target_function_prologue(file);
-	if (!fn || !has_patchable_entry(fn))
+	if (!fn || !has_patchable_entry(fn) || !vec_record_flags(fn, &flags))
 		return;
 	name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
-	if (!pfe_link) /* GCC's entry for fn is the unit's first */
-		pfe_link = xstrdup(name);
-	if (!vec_record_flags(fn, &flags) ||
-	    (DECL_COMDAT_GROUP(fn) && strcmp(name, pfe_link)))
-		return;
 	fputs("\t.pushsection " DYNCALL_FN_RECORDS_SECTION, file);
 	if (DECL_COMDAT_GROUP(fn)) { /* dropped with the group's other copies */
 		fputs(",\"awoG\",@progbits,", file);
@@ -234,7 +267,7 @@ static void records_function_prologue(FILE *file)
 			IDENTIFIER_POINTER(decl_comdat_group_id(fn)));
 	} else {
 		fputs(",\"awo\",@progbits,", file);
-		assemble_name(file, pfe_link);
+		assemble_name(file, name);
 	}
 	fputs("\n\t.p2align 3\n\t.8byte ", file);
 	assemble_name(file, name);
@@ -244,6 +277,11 @@ static void records_function_prologue(FILE *file)
 
 bool install_entry_nop(void)
 {
+#if DYNCALL_ARCH != DYNCALL_ARCH_PPC64LE
+	/* the records of -fpatchable-function-entry, always */
+	target_print_pfe = targetm.asm_out.print_patchable_function_entry;
+	targetm.asm_out.print_patchable_function_entry = print_pfe;
+#endif
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 	/* the records, also with -fplugin-arg-<name>-disable */
 	target_function_prologue = targetm.asm_out.function_prologue;

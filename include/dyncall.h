@@ -218,7 +218,8 @@ const char *dyncall_version(void);
  * DYNCALL_PATCHABLE) runs a few NOPs and nothing else until it is hooked
  * (handlers run on entry, then its body) or redirected (every caller
  * reaches another function instead: live patching).  x86_64, aarch64 and
- * ppc64le (GCC with the dyncall plugin); elsewhere every call returns
+ * ppc64le (GCC with the dyncall plugin; Clang through its XRay entry
+ * sleds); elsewhere every call returns
  * DYNCALL_ERR_UNSUPPORTED.
  *
  *	int parse(const char *s) DYNCALL_PATCHABLE;
@@ -242,10 +243,21 @@ const char *dyncall_version(void);
  * `mov x9, x30` and the NOP <-> `bl` of CALL_OPS. */
 #define DYNCALL_PATCHABLE_N 4
 #define DYNCALL_PATCHABLE_M 2
+#elif defined(__powerpc64__) && defined(__clang__)
+/* Clang: an XRay entry sled at the local entry (its driver refuses
+ * -fpatchable-function-entry on ppc64le); effective with the XRay flags
+ * dyncall-cc adds to every Clang compile for ppc64le (docs/prologues.md),
+ * ignored without them. */
+#if defined(__has_attribute)
+#if __has_attribute(xray_always_instrument)
+#define DYNCALL_PATCHABLE __attribute__((xray_always_instrument))
+#define DYNCALL_NOT_PATCHABLE __attribute__((xray_never_instrument))
+#endif
+#endif
 #elif defined(__powerpc64__) && defined(__GNUC__) && !defined(__clang__)
 /* One NOP right after the local entry, emitted by the dyncall GCC plugin
  * (GCC 12's own -fpatchable-function-entry puts it before the global
- * entry's TOC setup); Clang: not supported on ppc64le. */
+ * entry's TOC setup); Clang: an XRay entry sled (above). */
 #if defined(__has_attribute)
 #if __has_attribute(dyncall_patchable)
 #define DYNCALL_PATCHABLE __attribute__((dyncall_patchable))
@@ -340,6 +352,13 @@ void *dyncall_fn_original(void *fn);
 /* The patchable function named `name` (symbol tables of the loaded
  * modules, the main program first), or NULL. */
 void *dyncall_fn_find(const char *name);
+/* Every patchable function registered in the loaded modules (main program
+ * first, then load order; those the runtime refuses too: their
+ * dyncall_fn_info status says why), up to max of them into fns (fns may
+ * be NULL when max is 0).  Returns how many there are: call again with a
+ * larger array if that is more than max.  What a tool that hooks every
+ * function uses (docs/prologues.md, "Hooking every function"). */
+__SIZE_TYPE__ dyncall_fn_list(void **fns, __SIZE_TYPE__ max);
 /* The same changes for n functions with one core synchronization per
  * phase for the whole batch.  Return the first error, after doing all
  * they can. */

@@ -16,7 +16,9 @@
  * dl_iterate_phdr's load/unload counters move (dlopen, dlclose), checked
  * on every call of the API.  Zero entries (functions the linker dropped)
  * and duplicates (COMDAT copies, the same DSO reached twice) are skipped;
- * names come from the file's .symtab (else .dynsym).
+ * names come from the file's .symtab (else .dynsym).  On ppc64le
+ * (ARCH_FENTRY_XRAY) the entry sleds of the module's xray_instr_map are
+ * registered the same way (Clang's route: arch_fentry_probe_xray).
  *
  * State per function: its handlers (in order) and its redirect target.
  * What the slot holds follows from them: nothing patched (the entry's
@@ -411,32 +413,41 @@ static struct dc_fn *fn_lookup(uintptr_t func)
 	return NULL;
 }
 
-static void sort_uptr(uintptr_t *a, size_t n) /* heapsort: no malloc */
+/* A registration record: a __patchable_function_entries record (func 0),
+ * or an XRay entry sled and its function (ARCH_FENTRY_XRAY). */
+struct frec {
+	uintptr_t rec, func;
+};
+
+static bool frec_lt(const struct frec *a, const struct frec *b)
 {
-	for (size_t k = n; k-- > 0;) {
-		for (size_t r = k, c; (c = 2 * r + 1) < n; r = c) {
-			if (c + 1 < n && a[c + 1] > a[c])
-				c++;
-			if (a[r] >= a[c])
-				break;
-			uintptr_t t = a[r];
-			a[r] = a[c];
-			a[c] = t;
-		}
+	return a->rec < b->rec || (a->rec == b->rec && a->func < b->func);
+}
+
+static void sift(struct frec *a, size_t r, size_t e)
+{
+	for (size_t c; (c = 2 * r + 1) < e; r = c) {
+		if (c + 1 < e && frec_lt(&a[c], &a[c + 1]))
+			c++;
+		if (!frec_lt(&a[r], &a[c]))
+			break;
+		struct frec t = a[r];
+
+		a[r] = a[c];
+		a[c] = t;
 	}
+}
+
+static void sort_frec(struct frec *a, size_t n) /* heapsort: no malloc */
+{
+	for (size_t k = n / 2 + 1; k-- > 0;)
+		sift(a, k, n);
 	for (size_t e = n; e-- > 1;) {
-		uintptr_t t = a[0];
+		struct frec t = a[0];
+
 		a[0] = a[e];
 		a[e] = t;
-		for (size_t r = 0, c; (c = 2 * r + 1) < e; r = c) {
-			if (c + 1 < e && a[c + 1] > a[c])
-				c++;
-			if (a[r] >= a[c])
-				break;
-			t = a[r];
-			a[r] = a[c];
-			a[c] = t;
-		}
+		sift(a, 0, e);
 	}
 }
 
@@ -582,12 +593,109 @@ static void mod_records(struct dc_fmod *m, const uint8_t *file,
 	}
 }
 
+/* Room for n more records in *recs (capacity *cap). */
+static bool recs_grow(struct frec **recs, size_t nrecs, size_t *cap, size_t n)
+{
+	size_t ncap = 2 * (nrecs + n);
+	struct frec *nr;
+
+	if (nrecs + n <= *cap)
+		return true;
+	nr = dc_alloc(ncap * sizeof(*nr));
+	if (!nr)
+		return false;
+	memcpy(nr, *recs, nrecs * sizeof(*nr));
+	dc_free(*recs, *cap * sizeof(**recs));
+	*recs = nr;
+	*cap = ncap;
+	return true;
+}
+
+#if ARCH_FENTRY_XRAY
+/* One xray_instr_map entry (Clang, version 2: addresses relative to the
+ * entry, which the linker may leave unaligned: read with memcpy). */
+#define XRAY_SECTION "xray_instr_map"
+#define XRAY_ENTRY_SIZE 32
+#define XRAY_KIND_ENTRY 0
+#define XRAY_VERSION 2
+
+/* The module's XRay entry sleds (ppc64le, the Clang route): every entry
+ * of kind 0 gives (sled, function); entries of other kinds (exit, tail
+ * call: not emitted with -fxray-instrumentation-bundle=function-entry),
+ * zero entries, other versions and sleds outside the executable segments
+ * are skipped. */
+static size_t xray_recs(struct dl_phdr_info *info, uintptr_t base,
+			const ElfW(Shdr) * sh, struct frec **recs, size_t nrecs,
+			size_t *cap)
+{
+	size_t n = sh->sh_size / XRAY_ENTRY_SIZE;
+
+	if (sh->sh_size % XRAY_ENTRY_SIZE || !recs_grow(recs, nrecs, cap, n))
+		return nrecs;
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t e = base + sh->sh_addr + i * XRAY_ENTRY_SIZE;
+		int64_t sled_rel, fn_rel;
+		uint8_t kind, version;
+
+		memcpy(&sled_rel, (const void *)e, 8);
+		memcpy(&fn_rel, (const void *)(e + 8), 8);
+		kind = *(const uint8_t *)(e + 16);
+		version = *(const uint8_t *)(e + 18);
+		if (kind != XRAY_KIND_ENTRY || version != XRAY_VERSION ||
+		    !sled_rel)
+			continue;
+		uintptr_t sled = e + (uintptr_t)sled_rel;
+		uintptr_t fn = e + 8 + (uintptr_t)fn_rel;
+
+		if (in_exec(info, sled) && in_exec(info, fn))
+			(*recs)[nrecs++] = (struct frec){ sled, fn };
+	}
+	return nrecs;
+}
+#endif
+
+/* The module's records: every __patchable_function_entries output
+ * section (one, with GNU ld and lld) and, on ppc64le, every
+ * xray_instr_map; into *recs (capacity *cap), their number returned. */
+static size_t mod_recs(struct dc_fmod *m, struct dl_phdr_info *info,
+		       const uint8_t *file, const ElfW(Ehdr) * eh,
+		       const ElfW(Shdr) * shs, const ElfW(Shdr) * shstr,
+		       struct frec **recs, size_t *cap)
+{
+	size_t nrecs = 0;
+
+	for (unsigned s = 0; s < eh->e_shnum; s++) {
+		const ElfW(Shdr) *sh = &shs[s];
+		const uintptr_t *e;
+		size_t n;
+
+#if ARCH_FENTRY_XRAY
+		if (sh_named(file, shstr, sh, XRAY_SECTION)) {
+			nrecs = xray_recs(info, m->base, sh, recs, nrecs, cap);
+			continue;
+		}
+#endif
+		if (!sh_named(file, shstr, sh, PFE_SECTION) || sh->sh_size % 8)
+			continue;
+		e = (const uintptr_t *)(m->base + sh->sh_addr);
+		n = sh->sh_size / 8;
+		if (!recs_grow(recs, nrecs, cap, n))
+			break;
+		for (size_t i = 0; i < n; i++)
+			/* zero (or the base alone): a dropped function */
+			if (e[i] && e[i] != m->base && in_exec(info, e[i]))
+				(*recs)[nrecs++] = (struct frec){ e[i], 0 };
+	}
+	return nrecs;
+}
+
 /* Read the module's file: its __patchable_function_entries (the
- * addresses, from memory), its __dyncall_fn_records and its symbols. */
+ * addresses, from memory), its XRay entry sleds (ppc64le), its
+ * __dyncall_fn_records and its symbols. */
 static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 {
 	const char *path = m->path[0] ? m->path : "/proc/self/exe";
-	uintptr_t *recs = NULL;
+	struct frec *recs = NULL;
 	size_t nrecs = 0, cap = 0, size;
 	const ElfW(Ehdr) * eh;
 	const ElfW(Shdr) * shs, *shstr;
@@ -617,50 +725,32 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	shstr = &shs[eh->e_shstrndx];
 	if (!sh_ok(eh, size, shstr))
 		goto out;
-	/* every output section of that name (one, with GNU ld and lld) */
-	for (unsigned s = 0; s < eh->e_shnum; s++) {
-		const ElfW(Shdr) *sh = &shs[s];
-		const uintptr_t *e;
-		size_t n;
-
-		if (!sh_named(file, shstr, sh, PFE_SECTION) || sh->sh_size % 8)
-			continue;
-		e = (const uintptr_t *)(m->base + sh->sh_addr);
-		n = sh->sh_size / 8;
-		if (nrecs + n > cap) {
-			size_t ncap = 2 * (nrecs + n);
-			uintptr_t *nr = dc_alloc(ncap * sizeof(*nr));
-
-			if (!nr)
-				break;
-			memcpy(nr, recs, nrecs * sizeof(*nr));
-			dc_free(recs, cap * sizeof(*recs));
-			recs = nr;
-			cap = ncap;
-		}
-		for (size_t i = 0; i < n; i++)
-			/* zero (or the base alone): a dropped function */
-			if (e[i] && e[i] != m->base && in_exec(info, e[i]))
-				recs[nrecs++] = e[i];
-	}
+	nrecs = mod_recs(m, info, file, eh, shs, shstr, &recs, &cap);
 	if (!nrecs)
 		goto out;
-	sort_uptr(recs, nrecs);
+	sort_frec(recs, nrecs);
 	m->fns = dc_alloc(nrecs * sizeof(*m->fns));
 	if (!m->fns)
 		goto out;
 	for (size_t i = 0; i < nrecs; i++) {
 		struct dc_fn *f = &m->fns[m->nfn];
 
-		if (i && recs[i] == recs[i - 1])
+		if (i && recs[i].rec == recs[i - 1].rec)
 			continue; /* duplicate */
 		f->mod = m;
-		f->rec = recs[i];
-		f->status = arch_fentry_probe(recs[i], &f->a);
+		f->rec = recs[i].rec;
+#if ARCH_FENTRY_XRAY
+		if (recs[i].func)
+			f->status = arch_fentry_probe_xray(recs[i].rec,
+							   recs[i].func, &f->a);
+		else
+#endif
+			f->status = arch_fentry_probe(recs[i].rec, &f->a);
 		if (f->status == DYNCALL_ERR_UNSUPPORTED)
 			break;
+		/* refused: known by its record */
 		if (f->status != DYNCALL_OK && !f->a.func)
-			f->a.func = recs[i]; /* refused: known by its record */
+			f->a.func = recs[i].rec;
 		m->nfn++;
 	}
 	hash_rebuild();
@@ -1291,6 +1381,23 @@ DC_EXPORT void *dyncall_fn_find(const char *name)
 			}
 	dc_unlock(&saved);
 	return ret;
+}
+
+DC_EXPORT size_t dyncall_fn_list(void **fns, size_t max)
+{
+	sigset_t saved;
+	size_t n = 0;
+
+#if !ARCH_HAS_FENTRY
+	return 0;
+#endif
+	state_begin(&saved);
+	for (struct dc_fmod *m = fmods; m; m = m->next)
+		for (unsigned i = 0; i < m->nfn; i++, n++)
+			if (n < max && fns)
+				fns[n] = (void *)m->fns[i].a.func;
+	dc_unlock(&saved);
+	return n;
 }
 
 DC_EXPORT int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out)

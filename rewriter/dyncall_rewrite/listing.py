@@ -249,7 +249,8 @@ def _target_json(an: Analysis, values: np.ndarray, name: str) -> list[str]:
 def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
     """The ``list --prologues`` record of one __patchable_function_entries
     record (bytes of NOPs before the entry and at it; ``hookable``: the
-    runtime's layout)."""
+    runtime's layout) or XRay entry sled (``sled`` "xray": its 28 bytes
+    counted as the entry's)."""
     return {
         "index": p.index,
         "record": p.record,
@@ -261,6 +262,7 @@ def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
         "hookable": p.hookable,
         "state": p.state,
         "no_vec": p.no_vec,
+        "sled": p.sled,
         "vec_regs": p.vec_regs,
         "vec_width": p.vec_width,
         "variadic": p.variadic,
@@ -277,7 +279,7 @@ def format_prologue(r: dict[str, Any]) -> str:
     return (
         f"#{r['index']} record={rec} function={fn} nops={nops} pad={pad}"
         f" hookable={'yes' if r['hookable'] else 'no'} state={r['state']}"
-        f" novec={'yes' if r['no_vec'] else 'no'}"
+        f" novec={'yes' if r['no_vec'] else 'no'} sled={r['sled']}"
         f" vecregs={'-' if r['vec_regs'] is None else r['vec_regs']}"
         + (f" vecwidth={r['vec_width']}" if r["vec_width"] != 16 else "")
         + (" variadic" if r["variadic"] else "")

@@ -56,8 +56,10 @@ class SiteInfo:
 
 @dataclass(slots=True)
 class PrologueInfo:
-    """One __patchable_function_entries record and what check found at the
-    address it holds (prologues.py)."""
+    """One __patchable_function_entries record (or, ppc64le, one XRay entry
+    sled of xray_instr_map: ``sled`` "xray", ``addr`` the map entry,
+    ``record`` the sled) and what check found at the address it holds
+    (prologues.py)."""
 
     index: int
     addr: int  # where the record is
@@ -70,6 +72,7 @@ class PrologueInfo:
     pad: str | None = None  # landing pad the function starts with
     hookable: bool = False  # the runtime's layout (docs/prologues.md)
     no_vec: bool = False  # a __dyncall_fn_records record flags it DYNCALL_FN_REC_NO_VEC
+    sled: str = "nops"  # nops (__patchable_function_entries) or xray (an xray_instr_map entry sled)
     vec_regs: int | None = None  # vector argument registers its record says it uses (None: no record)
     vec_width: int = 16  # bytes of them to keep (32: ymm, 64: zmm)
     variadic: bool = False  # its record flags it DYNCALL_FN_REC_VARIADIC

@@ -1,5 +1,6 @@
-"""The rules of ``__patchable_function_entries`` (DC060-DC065) and of
-``__dyncall_fn_records`` (DC066), on the
+"""The rules of ``__patchable_function_entries`` (DC060-DC065), of the
+XRay entry sleds of ``xray_instr_map`` (ppc64le, Clang's route: the same
+codes), and of ``__dyncall_fn_records`` (DC066), on the
 engine of rules.py, and their runner (``check_prologues``).
 
 Each record of the section (one pointer per function compiled with
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import struct
 from dataclasses import dataclass, field
 
 from dyncall_rewrite import abi
@@ -209,7 +211,15 @@ def apart_from_sites(ctx: PrologueContext, p: PrologueInfo) -> None:
 
 def check_prologues(an: Analysis) -> None:
     """Run the rules on every record of __patchable_function_entries (if
-    the image has one); the records go to ``an.prologues``."""
+    the image has one) and, on ppc64le, on every XRay entry sled of
+    xray_instr_map (Clang's route); the records go to ``an.prologues``."""
+    _check_pfe(an)
+    if an.backend.name == "ppc64le":
+        check_xray_sleds(an)
+    check_fn_records(an)
+
+
+def _check_pfe(an: Analysis) -> None:
     img = an.image
     sec = find_table(img, SECTION, RECORD_SIZE, RECORD_SIZE)
     if sec is None:
@@ -226,7 +236,138 @@ def check_prologues(an: Analysis) -> None:
         p = PrologueInfo(i, addr, pv.value if pv.known else None)
         an.prologues.append(p)
         RULES.diagnose("prologue", ctx, p)
-    check_fn_records(an)
+
+
+# -- ppc64le: Clang's XRay entry sleds (xray_instr_map) ---------------------------
+#
+# Clang 19 refuses -fpatchable-function-entry on ppc64le; dyncall-cc asks it
+# for XRay entry sleds instead (docs/prologues.md "ppc64le: Clang's XRay
+# entry sled").  Each xray_instr_map entry is 32 bytes: the sled and the
+# function, relative to the entry (version 2: the linker resolves them, no
+# dynamic relocation), kind (0: function entry), always-instrument, version,
+# padding.  The runtime registers the entry sleds and patches the sled's
+# first word, `b .+28`, into `b stub` and back.
+
+XRAY_SECTION = "xray_instr_map"
+XRAY_ENTRY_SIZE = 32
+XRAY_KIND_ENTRY = 0
+XRAY_VERSION = 2
+SLED_LEN = 28
+_SLED = (
+    (0x4800001C, 0xFFFFFFFF, "b .+28"),
+    (0x60000000, 0xFFFFFFFF, "nop"),
+    (0xF801FFF8, 0xFFFFFFFF, "std 0, -8(1)"),
+    (0x7C0802A6, 0xFFFFFFFF, "mflr 0"),
+    (0x48000001, 0xFC000003, "bl __xray_FunctionEntry"),
+    (None, None, "nop or ld 2, 24(1)"),
+    (0x7C0803A6, 0xFFFFFFFF, "mtlr 0"),
+)
+_NOP_OR_TOC_RESTORE = (0x60000000, 0xE8410018)
+
+
+def _sled_why(ctx: PrologueContext, p: PrologueInfo) -> str | None:
+    """Why the entry sled at p.record (function p.function) is not the shape
+    the runtime patches, or None."""
+    be, sled, f = ctx.backend, p.record, p.function
+    assert sled is not None and f is not None
+    if f != sled and not (f + 8 == sled and be.local_entry(f) == sled):
+        return (
+            f"the sled is not at the function's entry 0x{f:x} (nor at its local entry after the"
+            " TOC set-up): patching it would miss calls"
+        )
+    raw = ctx.image.read(sled, 4 * len(_SLED))
+    if raw is None:
+        return "its bytes are not in the file"
+    w = struct.unpack(f"<{len(_SLED)}I", raw)
+    for i, ((want, mask, text), got) in enumerate(zip(_SLED, w, strict=True)):
+        ok = got in _NOP_OR_TOC_RESTORE if want is None else got & mask == want
+        if not ok:
+            return f"word {i} at 0x{sled + 4 * i:x} is `{be.describe(sled + 4 * i)}`, not `{text}`"
+    return None
+
+
+def check_xray_sleds(an: Analysis) -> None:
+    """The rules DC060-DC065 on the entry sleds of xray_instr_map: the section
+    whole 32-byte entries (DC060); entries of other kinds (exit, tail call)
+    are not listed; zero, duplicate and other-version entries are skipped
+    by the runtime (DC065); the sled in executable code (DC061), 4-byte
+    aligned (DC062), of the expected shape at the function's (local) entry
+    (DC063), apart from dyncall sites (DC064)."""
+    img = an.image
+    sec = find_table(img, XRAY_SECTION, XRAY_ENTRY_SIZE, 1)
+    if sec is None:
+        return
+    an.has_prologues = True
+    ctx = PrologueContext(img, an.backend, an.diagnostics, img.func_starts)
+    for problem in section_problems(sec):
+        msg = f"section {sec.name} {problem}"
+        ctx.diagnostics.append(Diagnostic("DC060", sec.addr, msg, None, XRAY_SECTION))
+    if sec.data is None:
+        return
+    ctx.owned_starts, ctx.owned_reach = _owned(an)
+    first = len(an.prologues)
+    for i in range(sec.size // XRAY_ENTRY_SIZE):
+        e = sec.data[i * XRAY_ENTRY_SIZE : (i + 1) * XRAY_ENTRY_SIZE]
+        addr = sec.addr + i * XRAY_ENTRY_SIZE
+        sled_rel = int.from_bytes(e[0:8], "little", signed=True)
+        fn_rel = int.from_bytes(e[8:16], "little", signed=True)
+        kind, version = e[16], e[18]
+        if kind != XRAY_KIND_ENTRY:
+            continue  # exit and tail-call sleds: not patched
+        p = PrologueInfo(len(an.prologues) - first, addr, None, sled="xray")
+        an.prologues.append(p)
+        why = _xray_entry(ctx, p, sled_rel, fn_rel, version)
+        if why is not None:
+            code, at, msg = why
+            if code != "DC065":
+                p.state = "invalid"
+            an.diagnostics.append(Diagnostic(code, at, msg, p.index, XRAY_SECTION))
+
+
+def _xray_entry(
+    ctx: PrologueContext, p: PrologueInfo, sled_rel: int, fn_rel: int, version: int
+) -> tuple[str, int, str] | None:
+    """Fill p from one entry sled; the diagnostic (code, address, message)
+    if the runtime skips or refuses it, else None."""
+    img, addr = ctx.image, p.addr
+    if version != XRAY_VERSION:
+        p.state = "unknown"
+        return (
+            "DC065",
+            addr,
+            f"entry sled #{p.index} has version {version}, not {XRAY_VERSION}: the runtime skips it",
+        )
+    if sled_rel == 0:
+        p.state = "zero"
+        return "DC065", addr, f"entry sled #{p.index} is 0: the runtime skips it"
+    p.record = sled = (addr + sled_rel) & (2**64 - 1)
+    p.function = f = (addr + 8 + fn_rel) & (2**64 - 1)
+    first = ctx.seen.setdefault(sled, p.index)
+    if first != p.index:
+        p.state = "duplicate"
+        return (
+            "DC065",
+            addr,
+            f"entry sled #{p.index} repeats #{first} (0x{sled:x}): the runtime registers it once",
+        )
+    what = f"entry sled #{p.index} (0x{sled:x})"
+    if not img.is_exec(sled) or not img.is_exec(f):
+        return "DC061", sled, f"{what} or its function is not in an executable segment"
+    if sled % 4 or f % 4:
+        return "DC062", sled, f"{what} is not 4-byte aligned: not an instruction start"
+    why = _sled_why(ctx, p)
+    if why is not None:
+        return "DC063", sled, f"{what} is not the XRay entry sled the runtime patches: {why}"
+    p.end, p.entry_nops, p.pre, p.hookable = sled + SLED_LEN, SLED_LEN, 0, True
+    k = bisect.bisect_left(ctx.owned_starts, p.end)
+    if k > 0 and ctx.owned_reach[k - 1] > sled:
+        p.hookable = False
+        return (
+            "DC064",
+            sled,
+            f"{what}: its sled 0x{sled:x}..0x{p.end:x} overlaps a dyncall site or trampoline",
+        )
+    return None
 
 
 @dataclass

@@ -219,7 +219,7 @@ struct arch_fentry {
 	uintptr_t tramp;   /* code near the entry it branches to, or 0
 			    * (arch_fentry_set_near)                       */
 	uint8_t site_len;  /* bytes changed at site                        */
-	uint8_t orig[8];   /* their NOP value                              */
+	uint8_t orig[8];   /* their NOP value (ppc64le XRay sled: b .+28)  */
 };
 
 /* Code near the entry.  An arch whose entry branch has a short reach
@@ -248,6 +248,18 @@ bool arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target);
  * and fill *f.  DYNCALL_OK, DYNCALL_ERR_BYTES (another layout, other
  * bytes), DYNCALL_ERR_ALIGN or DYNCALL_ERR_UNSUPPORTED. */
 int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f);
+
+/* Clang's XRay entry sled (ppc64le: the Clang route, docs/prologues.md)
+ * at `sled`, of the function at `func` (both from an xray_instr_map entry
+ * of kind 0): check its bytes and fill *f as arch_fentry_probe does; its
+ * "NOPs" are the sled's first instruction, the branch over the sled. */
+#ifndef ARCH_FENTRY_XRAY
+#define ARCH_FENTRY_XRAY 0
+#endif
+#if ARCH_FENTRY_XRAY
+int arch_fentry_probe_xray(uintptr_t sled, uintptr_t func,
+			   struct arch_fentry *f);
+#endif
 
 /* Does the entry currently branch to ool (1), hold its NOPs (0), or
  * something else (negative status)? */

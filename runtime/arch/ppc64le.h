@@ -21,6 +21,7 @@
 #define ARCH_FENTRY_NEAR_SIZE 40 /* the per-function stub and its slot  */
 #define ARCH_FENTRY_NEAR_SHARED 0
 #define ARCH_FENTRY_TARGET_CHECK 1 /* a redirect target keeps the TOC   */
+#define ARCH_FENTRY_XRAY 1      /* Clang's XRay entry sleds, too         */
 /* ELFv2: a function symbol's local entry offset (st_other bits 5..7). */
 #define ARCH_LOCAL_ENTRY(st_other)                                       \
 	((((st_other) >> 5) & 7) >= 2 ? 1u << (((st_other) >> 5) & 7) : 0u)

@@ -207,4 +207,17 @@
 	FENTRY_TRAMP dc_fentry_tramp, 1
 	FENTRY_TRAMP dc_fentry_tramp_novec, 0
 
+/* The symbol Clang's XRay entry sleds call (`bl __xray_FunctionEntry`,
+ * ppc64le_prologue.c arch_fentry_probe_xray): the sled's first word
+ * branches over that call, and patching replaces only that word, so it is
+ * never executed; it is defined so that modules built for the Clang route
+ * link and load without compiler-rt's XRay runtime (dyncall-cc links
+ * none).  Were it ever reached, returning is what the sled expects. */
+	.globl	__xray_FunctionEntry
+	.type	__xray_FunctionEntry, @function
+	.p2align 4
+__xray_FunctionEntry:
+	blr
+	.size	__xray_FunctionEntry, .-__xray_FunctionEntry
+
 	.section .note.GNU-stack,"",@progbits

@@ -14,6 +14,8 @@
  *   rec+4:       the body                                  (local entry)
  *
  * (A function that needs no TOC has only the nop at its one entry.)
+ * Clang's route: the first word of its XRay entry sled, `b .+28`, takes
+ * the place of the nop (arch_fentry_probe_xray, below).
  * Patched:
  *
  *   site:        48xxxxxx  b near+8
@@ -49,7 +51,8 @@
  *   2. one membarrier (SYNC_CORE) if 1. wrote anything;
  *   3. slot <- jump function or target: one aligned 64-bit store (then
  *      sync: complete before the entry store below);
- *   4. site <- `b near+8` (on) or `nop` (off): one aligned 32-bit store,
+ *   4. site <- `b near+8` (on) or `nop` (off; Clang's sled: `b .+28`):
+ *      one aligned 32-bit store,
  *      then dcbst; sync; icbi; sync; isync (arch_flush_icache).
  * The slot is never cleared: a thread that passed the site before 4.
  * reaches what the slot held, which stays valid.
@@ -79,6 +82,14 @@
 #define INSN_ADDIS_R2_R12 0x3c4c0000u /* addis r2, r12, <hi> */
 #define INSN_ADDI_R2_R2 0x38420000u /* addi r2, r2, <lo> */
 #define MASK_IMM16 0xffff0000u
+
+/* Clang's XRay entry sled (clang -fxray-instrument, ppc64le): */
+#define INSN_B_SLED 0x4800001cu /* b .+28: over the sled (its "NOPs") */
+#define INSN_STD_R0_M8 0xf801fff8u /* std r0, -8(r1) */
+#define INSN_BL 0x48000001u /* bl <li24> */
+#define MASK_BL 0xfc000003u
+#define INSN_LD_R2_24 0xe8410018u /* ld r2, 24(r1): the linker's TOC restore */
+#define SLED_LEN 28
 
 #define B_REACH (32L << 20)
 #define NEAR_CODE 8 /* the stub's code after its slot */
@@ -129,6 +140,66 @@ int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
 	f->site_len = 4;
 	memcpy(f->orig, &(uint32_t){ INSN_NOP }, 4);
 	return DYNCALL_OK;
+}
+
+/*
+ * Clang's route (docs/prologues.md "ppc64le: Clang's XRay entry sled"):
+ * clang -fxray-instrument -fxray-instrumentation-bundle=function-entry
+ * puts this sled at the function's local entry (after the global entry's
+ * TOC set-up, if any) and records it in xray_instr_map:
+ *
+ *   sled:     4800001c  b sled+28          the entry: skips the sled
+ *   sled+4:   60000000  nop
+ *   sled+8:   f801fff8  std r0, -8(r1)
+ *   sled+12:  7c0802a6  mflr r0
+ *   sled+16:  48xxxxx1  bl __xray_FunctionEntry   (never executed)
+ *   sled+20:  60000000  nop   (ld r2, 24(r1) when the linker made a stub)
+ *   sled+24:  7c0803a6  mtlr r0
+ *   sled+28:  the body
+ *
+ * The entry is the sled's first word: `b sled+28` <-> `b near+8`, one
+ * aligned 32-bit store between two branches, exactly as the GCC route's
+ * `nop` <-> `b near+8`; the stub, slot, jump functions and trampoline are
+ * the GCC route's, and a hook resumes at sled+28.
+ */
+int arch_fentry_probe_xray(uintptr_t sled, uintptr_t func,
+			   struct arch_fentry *f)
+{
+	static const uint32_t want[7] = { INSN_B_SLED,	  INSN_NOP,
+					  INSN_STD_R0_M8, INSN_MFLR_R0,
+					  INSN_BL,	  INSN_NOP,
+					  INSN_MTLR_R0 };
+	uint32_t w;
+
+	memset(f, 0, sizeof(*f));
+	f->func = func; /* known by its symbol, refused or not */
+	if ((sled & 3) || (func & 3))
+		return DYNCALL_ERR_ALIGN;
+	/* at the function's one entry, or at its local entry after the TOC
+	 * set-up: anything else would miss calls, or patch a body */
+	if (func != sled && !(func + 8 == sled && gep_toc(func)))
+		return DYNCALL_ERR_BYTES;
+	for (int i = 0; i < 7; i++) {
+		w = word(sled + 4 * (uintptr_t)i);
+		if (i == 4 ? (w & MASK_BL) != INSN_BL :
+		    i == 5 ? w != INSN_NOP && w != INSN_LD_R2_24 :
+			     w != want[i])
+			return DYNCALL_ERR_BYTES;
+	}
+	f->site = sled;
+	f->resume = sled + SLED_LEN;
+	f->site_len = 4;
+	memcpy(f->orig, &(uint32_t){ INSN_B_SLED }, 4);
+	return DYNCALL_OK;
+}
+
+/* The entry's unpatched word: nop (GCC route) or b sled+28 (Clang). */
+static uint32_t entry_off(const struct arch_fentry *f)
+{
+	uint32_t w;
+
+	memcpy(&w, f->orig, 4);
+	return w;
 }
 
 bool arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target)
@@ -186,7 +257,7 @@ static uint32_t entry_branch(const struct arch_fentry *f)
 
 int arch_fentry_entry_state(const struct arch_fentry *f)
 {
-	return fentry32_entry_state(f, INSN_NOP, entry_branch(f));
+	return fentry32_entry_state(f, entry_off(f), entry_branch(f));
 }
 
 int arch_fentry_entry_step(const struct arch_fentry *f, uintptr_t value,
@@ -194,7 +265,7 @@ int arch_fentry_entry_step(const struct arch_fentry *f, uintptr_t value,
 {
 	bool reaches = f->tramp && b_reaches(f->site, f->tramp);
 
-	return fentry32_entry_step(f, value != 0, INSN_NOP, entry_branch(f),
+	return fentry32_entry_step(f, value != 0, entry_off(f), entry_branch(f),
 				   reaches, s);
 }
 

@@ -57,6 +57,15 @@ wp-clang-aarch64-O2 clang-19 aarch64 -O2
 wp-gcc-aarch64-O2   gcc-12   aarch64 -O2
 wp-clang-ppc64le-O2 clang-19 ppc64le -O2
 wp-gcc-ppc64le-O2   gcc-12   ppc64le -O2
+pfe-clang-O0 clang-19 x86_64 -O0 -fcf-protection=full
+pfe-clang-O2 clang-19 x86_64 -O2 -fcf-protection=full
+pfe-clang-O2-lto clang-19 x86_64 -O2 -fcf-protection=full -flto=thin
+pfe-gcc-O0   gcc-12   x86_64 -O0 -fcf-protection=full
+pfe-gcc-O2   gcc-12   x86_64 -O2 -fcf-protection=full
+pfe-gcc-O2-lto gcc-12 x86_64 -O2 -fcf-protection=full -flto
+pfe-clang-aarch64-O2 clang-19 aarch64 -O2 -mbranch-protection=standard
+pfe-gcc-aarch64-O2   gcc-12   aarch64 -O2 -mbranch-protection=standard
+pfe-gcc-ppc64le-O2   gcc-12   ppc64le -O2
 EOF
 }
 if [ "${1:-}" = --list ]; then all_configs; exit 0; fi
@@ -106,6 +115,7 @@ configure_build() {
     fi
   fi
   [ "${name#wp-}" != "$name" ] && front=("$dcc") flags+=(--dyncall-whole-program -fPIE) ld=(-pie)
+  [ "${name#pfe-}" != "$name" ] && front=("$dcc") flags+=(--dyncall-prologues=all -fPIE) ld=(-pie)
   [ $kind = clang ] && { [ $lto = 1 ] || [ "$arch" != x86_64 ]; } && ld+=(-fuse-ld=lld)
   write_wrapper "$o/cc" "${front[@]}" "$cc" "${flags[@]}"
   write_wrapper "$o/cxx" "${front[@]}" "$cxx" "${flags[@]}"
@@ -153,6 +163,61 @@ check_elves() {
   else bad "$name/$prog: no dyncall site in $n ELF files"; return 1; fi
 }
 
+# check_prologues CONFIG PROGRAM: dyncall-rewrite check (exit 0: every
+# __patchable_function_entries record has the runtime's layout) on every ELF
+# file of a pfe build, and the records counted with list --prologues.
+check_prologues() {
+  local name=$1 prog=$2 o=$ho/$1/$2 f n=0 recs=0 yes=0 out
+  while IFS= read -r f; do
+    head -c 4 "$f" | grep -q 'ELF' || continue
+    n=$((n + 1))
+    if ! out=$("$rewrite" check "$f" 2>&1); then
+      bad "$name/$prog: dyncall-rewrite check $f: $(tail -n 3 <<< "$out")"; return 1
+    fi
+    out=$("$rewrite" list --prologues "$f" 2>&1)
+    recs=$((recs + $(grep -c '^#[0-9]' <<< "$out")))
+    yes=$((yes + $(grep -c ' hookable=yes' <<< "$out")))
+  done < <(find "$o/cmake" -type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.o' ! -name '*.sh' ! -path '*/CMakeFiles/*')
+  if [ "$recs" -gt 0 ] && [ "$yes" = "$recs" ]; then
+    ok "$name/$prog: dyncall-rewrite check: $n ELF files, $recs patchable entries, all hookable"
+  else bad "$name/$prog: $n ELF files, $recs patchable entries, $yes hookable"; return 1; fi
+}
+
+# hookall_lib CONFIG COMPILER ARCH: build test/prologues/Inputs/hook-all.c
+# (the LD_PRELOAD library that patches every function) for the config's arch
+# into $ho/CONFIG/hook-all.so; prints its path.
+hookall_lib() {
+  local name=$1 compiler=$2 arch=$3 cc=$2 lib=$build/lib t=()
+  if [ "$arch" != x86_64 ]; then
+    t=(--target="$(triple_of "$arch")"); lib=$build/lib/$(triple_of "$arch")
+    case $compiler in gcc-*) cc=$(triple_of "$arch")-$compiler t=() ;; esac
+  fi
+  local out=$ho/$name/hook-all.so
+  "$cc" "${t[@]}" -O2 -shared -fPIC -I"$root/include" "$root/test/prologues/Inputs/hook-all.c" \
+    -o "$out" -L"$lib" -ldyncall -Wl,-rpath,"$lib" -ldl -lpthread >&2 || return 1
+  echo "$out"
+}
+
+# hookall_sum CONFIG PROGRAM LABEL REPORT: the per-process lines of hook-all.so
+# summed; fails when a patch failed, when nothing was patched or (modes with a
+# handler) when no handler ran.
+hookall_sum() {
+  local name=$1 prog=$2 label=$3 rep=$4 line
+  if [ ! -s "$rep" ]; then bad "$name/$prog: $label: no hook-all report"; return 1; fi
+  line=$(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                p++; if (v["fns"] > fns) fns = v["fns"]; if (v["patched"] > pat) pat = v["patched"]
+                ref += v["refused"]; fail += v["failed"]; calls += v["calls"] }
+              END { printf "%d processes, up to %d functions registered, %d patched, %d refused, %d failed, %d handler calls", p, fns, pat, ref, fail, calls }' "$rep")
+  echo "$line" > "${rep%.txt}.sum"
+  local pat fail calls
+  pat=$(sed -n 's/.* \([0-9]*\) patched.*/\1/p' <<< "$line")
+  fail=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<< "$line")
+  calls=$(sed -n 's/.* \([0-9]*\) handler calls/\1/p' <<< "$line")
+  if [ "$pat" -gt 0 ] && [ "$fail" = 0 ] && { [ "$label" = redirect ] || [ "$calls" -gt 0 ]; }; then
+    ok "$name/$prog: $label: $line"
+  else bad "$name/$prog: $label: $line"; return 1; fi
+}
+
 # run_suite CONFIG PROGRAM ARCH LABEL ENV...: the program's own tests
 run_suite() {
   local name=$1 prog=$2 arch=$3 label=$4; shift 4
@@ -164,7 +229,12 @@ run_suite() {
     # (docs/runtime.md): mprotect is the runtime's writer under it.
     prefix=(--prefix "qemu-$arch -E DYNCALL_TEXT_WRITE=mprotect -L /usr/$t")
   fi
-  for kv in "$@"; do args+=(--env "$kv"); done
+  for kv in "$@"; do
+    # the guest's LD_PRELOAD goes through qemu (the host's would preload
+    # a foreign library into qemu itself)
+    if [ "$arch" != x86_64 ] && [[ $kv == LD_PRELOAD=* ]]; then prefix[1]+=" -E $kv"; continue; fi
+    args+=(--env "$kv")
+  done
   local ref=$ho/ref-$compiler/$prog/results-plain.json
   [ "${name#ref-}" = "$name" ] && args+=(--compare "$ref")
   local res
@@ -194,6 +264,18 @@ while read -r name compiler arch flagstr; do
     configure_build "$name" "$prog" "$compiler" "$arch" "${flags[@]}" || continue
     if [[ $name == ref-* ]]; then
       run_suite "$name" "$prog" "$arch" plain
+      continue
+    fi
+    if [[ $name == pfe-* ]]; then
+      check_prologues "$name" "$prog"
+      run_suite "$name" "$prog" "$arch" nops
+      hk=$(hookall_lib "$name" "$compiler" "$arch") || { bad "$name/$prog: hook-all.so build"; continue; }
+      for mode in hook redirect both; do
+        rm -f "$ho/$name/$prog/hookall-$mode.txt"
+        run_suite "$name" "$prog" "$arch" "$mode" LD_PRELOAD="$hk" HOOKALL_MODE=$mode \
+          HOOKALL_REPORT="$ho/$name/$prog/hookall-$mode.txt"
+        hookall_sum "$name" "$prog" "$mode" "$ho/$name/$prog/hookall-$mode.txt"
+      done
       continue
     fi
     check_elves "$name" "$prog"

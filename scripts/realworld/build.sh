@@ -18,6 +18,9 @@
 #           wp           retpoline + dyncall-cc --dyncall-whole-program, UNMODIFIED sources
 #           wp-noig      wp without the inline guard (--dyncall-no-inline-guard)
 #           pgo-wp       clang only: wp + the profile of pgo
+#           pfe          -O2 + dyncall-cc --dyncall-prologues=all, UNMODIFIED sources, no
+#                        retpolines: every function patchable (docs/prologues.md;
+#                        scripts/realworld/verify-prologues.sh)
 #           pgo-gen      clang only: the instrumented build (-fprofile-generate) pgo and pgo-wp use
 #           pgo-gen-dyncall  clang only: the instrumented dyncall build (annotated
 #                        copy through dyncall-cc) pgo-dyncall uses: the plugin's store
@@ -53,7 +56,7 @@ case $compiler in
 esac
 command -v "$compiler" >/dev/null || { echo "realworld: $compiler not found" >&2; exit 2; }
 case $variant in
-  plain|plain-nojt|retpoline|dyncall|wp|wp-noig) ;;
+  plain|plain-nojt|retpoline|dyncall|wp|wp-noig|pfe) ;;
   pgo|pgo-dyncall|pgo-wp|pgo-gen|pgo-gen-dyncall)
     [ $kind = clang ] || { echo "realworld: variant $variant is Clang-only (IR PGO)" >&2; exit 2; } ;;
   *) usage ;;
@@ -74,7 +77,7 @@ amal=$rw/sqlite3-amalgamation
 # dyncall=1: built through dyncall-cc; annotated=1: from the annotated copy
 # (the whole-program variants wp and pgo-wp compile the unmodified sources).
 dyncall=0 annotated=0
-case $variant in dyncall|pgo-dyncall|pgo-gen-dyncall) dyncall=1 annotated=1 ;; wp|wp-noig|pgo-wp) dyncall=1 ;; esac
+case $variant in dyncall|pgo-dyncall|pgo-gen-dyncall) dyncall=1 annotated=1 ;; wp|wp-noig|pgo-wp|pfe) dyncall=1 ;; esac
 if [ $annotated = 1 ]; then
   "$here/annotate.py" --build "$build" --compiler "$compiler"
   sqlite_dir=$rw/annotated/$compiler/sqlite3 expat_dir=$rw/annotated/$compiler/expat
@@ -110,6 +113,7 @@ case $variant in
   wp) flags+=(--dyncall-whole-program "${retpoline[@]}") ;;
   wp-noig) flags+=(--dyncall-whole-program --dyncall-no-inline-guard "${retpoline[@]}") ;;
   pgo-wp) flags+=(--dyncall-whole-program "${retpoline[@]}") ;;  # + -fprofile-use
+  pfe) flags+=(--dyncall-prologues=all) ;;
 esac
 cxx=${compiler/clang-/clang++-}; cxx=${cxx/gcc-/g++-}
 front=(); [ $dyncall = 1 ] && front=("$build/bin/dyncall-cc")

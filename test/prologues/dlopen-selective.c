@@ -20,6 +20,11 @@
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc %t.ppc.so | FileCheck %s --check-prefixes=CHECK,SELECT %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.ppc-all -ldl %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc-all %t.ppc.so | FileCheck %s --check-prefixes=CHECK,ALL %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu -O2 -fPIC -shared %S/Inputs/module.c -o %t.ppc-clang.so %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu -O2 %s -o %t.ppc-clang -ldl %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang %t.ppc-clang.so | FileCheck %s --check-prefixes=CHECK,SELECT %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 %s -o %t.ppc-clang-all -ldl %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang-all %t.ppc-clang.so | FileCheck %s --check-prefixes=CHECK,ALL %}
 #include <dlfcn.h>
 #include <stdio.h>
 #include <unistd.h>

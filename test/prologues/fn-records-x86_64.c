@@ -45,12 +45,12 @@
 // varargs: VEC_COUNT | VARIADIC (4), n = 8: 0x806
 // ASM: {{.quad|.8byte}} var
 // ASM-NEXT: {{.long|.4byte}} 2054
-// LIST-DAG: <ints> nops=24+5 {{.*}} novec=yes vecregs=0{{$}}
-// LIST-DAG: <dbl> nops=24+5 {{.*}} novec=no vecregs=1{{$}}
-// LIST-DAG: <var> nops=24+5 {{.*}} novec=no vecregs=8 variadic{{$}}
-// LIST-DAG: <sfl> nops=24+5 {{.*}} novec=no vecregs=1{{$}}
-// LIST-DAG: <sbig> nops=24+5 {{.*}} novec=yes vecregs=0{{$}}
-// LIST-PLAIN: <ints> nops=24+5 {{.*}} novec=no vecregs=-{{$}}
+// LIST-DAG: <ints> nops=24+5 {{.*}} novec=yes sled=nops vecregs=0{{$}}
+// LIST-DAG: <dbl> nops=24+5 {{.*}} novec=no sled=nops vecregs=1{{$}}
+// LIST-DAG: <var> nops=24+5 {{.*}} novec=no sled=nops vecregs=8 variadic{{$}}
+// LIST-DAG: <sfl> nops=24+5 {{.*}} novec=no sled=nops vecregs=1{{$}}
+// LIST-DAG: <sbig> nops=24+5 {{.*}} novec=yes sled=nops vecregs=0{{$}}
+// LIST-PLAIN: <ints> nops=24+5 {{.*}} novec=no sled=nops vecregs=-{{$}}
 // ASM-NOT: {{(quad|8byte)}} opted_out{{$}}
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-// Checks hooks and redirects on patchable prologues (x86-64: GCC 12, GCC 11 and Clang, with and without endbr64; aarch64 under qemu: GCC and Clang, with and without BTI, the BTI builds in a BTI-enforcing process; ppc64le under qemu: GCC with the plugin's entry NOP): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (x86-64: f9 = stc); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
+// Checks hooks and redirects on patchable prologues (x86-64: GCC 12, GCC 11 and Clang, with and without endbr64; aarch64 under qemu: GCC and Clang, with and without BTI, the BTI builds in a BTI-enforcing process; ppc64le under qemu: GCC with the plugin's entry NOP, Clang with its XRay entry sleds): a thread resuming between GCC's one-byte entry NOPs after the entry was patched still runs the body (x86-64: f9 = stc); handlers see and change the arguments, run in order, skip while a handler runs, redirects reach the target, dyncall_fn_original reaches the body, restore and unhook put the NOPs back, names resolve.
 // REQUIRES: x86_64, dyncall-runtime
 // (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
@@ -28,9 +28,12 @@
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && lld %{ llvm-readelf -n %t.a64-clang-bti | FileCheck %s --check-prefix=BTI %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && lld %{ %qemu_aarch64 %t.a64-clang-bti | FileCheck %s %}
 // BTI: {{[Aa]}}arch64 feature: BTI
-// ppc64le: GCC with the dyncall plugin's entry NOP (Clang: not supported there)
+// ppc64le: GCC with the dyncall plugin's entry NOP
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.ppc-gcc %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc-gcc | FileCheck %s %}
+// ppc64le with Clang: its XRay entry sleds (the sled's first word is the entry)
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 %s -o %t.ppc-clang %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang | FileCheck %s %}
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

@@ -15,6 +15,10 @@
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ powerpc64le-linux-gnu-gcc-12 -O2 -fPIC -shared %S/Inputs/no-near-code.c -o %t.ppc-far.so %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,OK %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le -E LD_PRELOAD=%t.ppc-far.so %t.ppc | FileCheck %s --check-prefixes=CHECK,RANGE %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 %s -o %t.ppc-clang %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,OK %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %clang --target=powerpc64le-linux-gnu -O2 -fPIC -shared %S/Inputs/no-near-code.c -o %t.ppc-clang-far.so %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le -E LD_PRELOAD=%t.ppc-clang-far.so %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,RANGE %}
 #include <stdio.h>
 
 #include <dyncall.h>

@@ -30,6 +30,13 @@
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %t.deny-mb /usr/bin/%qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,NOMB %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le -E DYNCALL_DISABLE=1 %t.ppc | FileCheck %s --check-prefixes=CHECK,DISABLED %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le -E LD_PRELOAD=%t.ppc-deny-mp.so %t.ppc | FileCheck %s --check-prefixes=CHECK,NOMP %}
+// ppc64le with Clang: XRay entry sleds; a sled of another shape and an entry record at a function without a sled are refused
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues --dyncall-no-rewrite -O2 %s -o %t.ppc-clang %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %clang --target=powerpc64le-linux-gnu -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.ppc-clang-deny-mp.so %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,OK %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %t.deny-mb /usr/bin/%qemu_ppc64le %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,NOMB %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le -E DYNCALL_DISABLE=1 %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,DISABLED %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le -E LD_PRELOAD=%t.ppc-clang-deny-mp.so %t.ppc-clang | FileCheck %s --check-prefixes=CHECK,NOMP %}
 #include <stdio.h>
 
 #include <dyncall.h>
@@ -84,6 +91,49 @@ __asm__(".pushsection __patchable_function_entries,\"aw\",%progbits\n"
 	"add x0, x0, #1\n"
 	"ret\n"
 	".size bad_entry, .-bad_entry\n");
+#elif defined(__powerpc64__) && defined(__clang__)
+/* Clang's route, XRay entry sleds (xray_instr_map entries of kind 0,
+ * version 2).  A sled of another shape (r0 saved at -16(r1)): refused. */
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl five\n"
+	".type five, @function\n"
+	"five:\n"
+	"b 1f\n"
+	"nop\n"
+	"std 0, -16(1)\n"
+	"mflr 0\n"
+	"bl __xray_FunctionEntry\n"
+	"nop\n"
+	"mtlr 0\n"
+	"1: addi 3, 3, 5\n"
+	"blr\n"
+	".size five, .-five\n"
+	".pushsection xray_instr_map,\"a\",@progbits\n"
+	".Lfive_ent:\n"
+	".quad five - .Lfive_ent\n"
+	".quad five - (.Lfive_ent + 8)\n"
+	".byte 0, 0, 2\n"
+	".space 13\n"
+	".popsection\n");
+
+/* An entry sled record at a function that has no sled. */
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl bad_entry\n"
+	".type bad_entry, @function\n"
+	"bad_entry:\n"
+	"addi 3, 3, 1\n"
+	"blr\n"
+	".size bad_entry, .-bad_entry\n"
+	".pushsection xray_instr_map,\"a\",@progbits\n"
+	".Lbad_ent:\n"
+	".quad bad_entry - .Lbad_ent\n"
+	".quad bad_entry - (.Lbad_ent + 8)\n"
+	".byte 0, 0, 2\n"
+	".space 13\n"
+	".popsection\n");
+long five(long a);
 #elif defined(__powerpc64__)
 /* Another layout: GCC 12's own NOPs, before the global entry's TOC setup
  * (the function reads a global: it has one); the symbol's local entry

@@ -16,6 +16,8 @@
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64-clang 17000 | FileCheck %s --check-prefixes=CHECK,QEMU %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 -pthread %s -o %t.ppc-gcc %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc-gcc 17000 | FileCheck %s --check-prefixes=CHECK,QEMU %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -pthread %s -o %t.ppc-clang %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang 17000 | FileCheck %s --check-prefixes=CHECK,QEMU %}
 // NATIVE: changes 120000 errors 0 stray 0 duplicate 0 bad-handler 0 lost 0
 // QEMU: changes 102000 errors 0 stray 0 duplicate 0 bad-handler 0 lost 0
 // CHECK-NEXT: calls-ok 1 handled-ok 1 redirected-ok 1 checked-ok 1

@@ -25,7 +25,7 @@
 // ASM-NEXT: {{.word|.4byte}} 2054
 // LIST-DAG: <d1> {{.*}} vecregs=1{{$}}
 // LIST-DAG: <hfa3> {{.*}} vecregs=3{{$}}
-// LIST-DAG: <fi> {{.*}} novec=yes vecregs=0{{$}}
+// LIST-DAG: <fi> {{.*}} novec=yes sled=nops vecregs=0{{$}}
 // LIST-DAG: <var> {{.*}} vecregs=8 variadic{{$}}
 #include <stdarg.h>
 #include <stdio.h>

@@ -38,7 +38,7 @@
 // LIST-DAG: <d1> {{.*}} vecregs=1{{$}}
 // LIST-DAG: <d2> {{.*}} vecregs=2{{$}}
 // LIST-DAG: <cd> {{.*}} vecregs=2{{$}}
-// LIST-DAG: <ld> {{.*}} novec=yes vecregs=0{{$}}
+// LIST-DAG: <ld> {{.*}} novec=yes sled=nops vecregs=0{{$}}
 // LIST-DAG: <mixed> {{.*}} vecregs=4{{$}}
 // LIST-DAG: <var> {{.*}} vecregs=8 variadic{{$}}
 #include <stdarg.h>
