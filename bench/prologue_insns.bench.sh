@@ -32,7 +32,7 @@ for arch in ${ARCHES:-aarch64 ppc64le}; do
     exe=$out/$arch-$cc
     "$build/bin/dyncall-cc" "$cc" "${target[@]}" -O2 "$here/prologue_insns.c" -o "$exe" 2> /dev/null
     printf '%s %s:' "$arch" "$cc"
-    for mode in plain nops hook hooknovec hook100 hook2 hook10 direct redirect; do
+    for mode in plain nops hook hooknovec hook100 hook2 hook10 direct redirect nopsd hookd nopsd8 hookd8; do
       count() {
         qemu-"$arch" -E DYNCALL_TEXT_WRITE=mprotect -L "/usr/$triple" -singlestep \
           -d exec,nochain -D "$out/log" "$exe" "$mode" "$1" > /dev/null

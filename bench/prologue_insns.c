@@ -14,6 +14,9 @@
  *     hook10    ten handlers on f (10/0)
  *     redirect  f redirected to g
  *     direct    g called directly
+ *     nopsd hookd    fd(double): its prologue alone, one handler (aarch64:
+ *               the record says v0, the trampoline saves q0-q1)
+ *     nopsd8 hookd8  fd8(eight doubles): the record says v0-v7, all saved
  * The set-up happens before the loop; the script runs each mode with two
  * N and divides the difference of the counts by the difference of N.
  */
@@ -32,6 +35,15 @@ NOINLINE long f(long x) PFE;
 NOINLINE long f(long x) { return x + 1; }
 NOINLINE long g(long x) DYNCALL_NOT_PATCHABLE;
 NOINLINE long g(long x) { return x + 1; }
+NOINLINE double fd(double x) PFE;
+NOINLINE double fd(double x) { return x + 1; }
+NOINLINE double fd8(double x, double b, double c, double d, double e,
+		    double f, double g, double h) PFE;
+NOINLINE double fd8(double x, double b, double c, double d, double e,
+		    double f, double g, double h)
+{
+	return x + b + c + d + e + f + g + h;
+}
 
 #define OTHER(i) NOINLINE long o##i(long x) PFE; NOINLINE long o##i(long x) { return x + i; }
 #define T(i) OTHER(i##0) OTHER(i##1) OTHER(i##2) OTHER(i##3) OTHER(i##4) \
@@ -73,15 +85,37 @@ int main(int argc, char **argv)
 		err |= dyncall_fn_hook_batch(others, 100, h1, NULL);
 	} else if (!strcmp(mode, "redirect"))
 		err |= dyncall_fn_redirect(f, g);
+	else if (!strcmp(mode, "hookd"))
+		err |= dyncall_fn_hook(fd, hs[0], NULL);
+	else if (!strcmp(mode, "hookd8"))
+		err |= dyncall_fn_hook(fd8, hs[0], NULL);
 	for (int i = 0; i < k; i++)
 		err |= dyncall_fn_hook(f, hs[i], NULL);
 	if (err) {
 		fprintf(stderr, "prologue_insns: %s: status %d\n", mode, err);
 		return 1;
 	}
-	long (*volatile call)(long) = fp;
-	for (long i = 0; i < n; i++)
-		x = call(x);
+	if (!strcmp(mode, "nopsd") || !strcmp(mode, "hookd")) {
+		double (*volatile cd)(double) = fd;
+		double y = 0;
+
+		for (long i = 0; i < n; i++)
+			y = cd(y);
+		x = (long)y;
+	} else if (!strcmp(mode, "nopsd8") || !strcmp(mode, "hookd8")) {
+		double (*volatile cd)(double, double, double, double, double,
+				      double, double, double) = fd8;
+		double y = 0;
+
+		for (long i = 0; i < n; i++)
+			y = cd(y, 1, 2, 3, 4, 5, 6, 7);
+		x = (long)y;
+	} else {
+		long (*volatile call)(long) = fp;
+
+		for (long i = 0; i < n; i++)
+			x = call(x);
+	}
 	printf("%s %ld %ld\n", mode, x, counter);
 	return 0;
 }

@@ -133,6 +133,12 @@ static_assert(STATIC_CHAIN_REGNUM == R18_REGNUM,
 /* 2 = not given; aarch64_override_options resolves it to 0 or 1. */
 #define dyncall_bti_enabled() (aarch64_enable_bti == 1)
 #define dyncall_c_abi_p(fntype) true
+/* aarch64's aapcs_nvrn: the next SIMD/FP register (v0-v7) to give out;
+ * the vector (aarch64_vector_pcs) and SVE variants are not AAPCS64's. */
+#define dyncall_vec_args_used()                                                \
+	(crtl->args.info.pcs_variant == ARM_PCS_AAPCS64                        \
+		 ? (int)crtl->args.info.aapcs_nvrn                             \
+		 : -1)
 
 #elif defined(RS6000_OPTS_H)
 #define DYNCALL_ARCH DYNCALL_ARCH_PPC64LE

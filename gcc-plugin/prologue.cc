@@ -148,9 +148,9 @@ static void ppc64le_function_prologue(FILE *file)
 }
 #endif
 
-#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 /*
- * x86-64: one struct dyncall_fn_record (abi.h, docs/abi.md
+ * x86-64 and aarch64: one struct dyncall_fn_record (abi.h, docs/abi.md
  * "Function records") per patchable function saying which vector argument
  * registers its prototype uses: DYNCALL_FN_REC_NO_VEC (none: the
  * runtime's jump function leaves the vector saves out), else
@@ -165,7 +165,11 @@ static void ppc64le_function_prologue(FILE *file)
  * no_caller_saved_registers; aarch64_vector_pcs, SVE) or a thunk: no
  * record, the safe default.  A COMDAT function's record joins its group.
  */
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
 #define VEC_ARG_REGS DYNCALL_X86_64_VEC_ARG_REGS
+#else
+#define VEC_ARG_REGS DYNCALL_AARCH64_VEC_ARG_REGS
+#endif
 
 static void (*target_function_prologue)(FILE *);
 
@@ -283,7 +287,7 @@ bool install_entry_nop(void)
 	target_print_pfe = targetm.asm_out.print_patchable_function_entry;
 	targetm.asm_out.print_patchable_function_entry = print_pfe;
 #endif
-#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 	/* the records, also with -fplugin-arg-<name>-disable */
 	target_function_prologue = targetm.asm_out.function_prologue;
 	targetm.asm_out.function_prologue = records_function_prologue;

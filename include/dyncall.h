@@ -333,7 +333,7 @@ int dyncall_fn_hook(void *fn, dyncall_fn_handler handler, void *data);
  * every handler of fn has the flag, x86-64 leaves the xmm0-7 saves out of
  * the jump function, aarch64 the q0-q7 saves and ppc64le the f1-f13 and
  * v2-v13 saves out of the trampoline.  A function the compiler recorded
- * as taking no vector argument (x86-64 dyncall plugin builds,
+ * as taking no vector argument (x86-64 and aarch64 dyncall plugin builds,
  * dyncall_fn_flags: DYNCALL_FN_NO_VEC_ABI) gets that jump function
  * whatever the flags.  Another flag: DYNCALL_ERR_INVAL. */
 #define DYNCALL_FN_NO_VEC 1u
@@ -386,7 +386,7 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  * (docs/prologues.md, "Vector registers"), in *flags:
  *   DYNCALL_FN_NO_VEC_ABI  the compiler recorded that fn takes no argument
  *       in vector registers (a dyncall plugin build, abi.h
- *       __dyncall_fn_records; x86-64): its jump function never saves them,
+ *       __dyncall_fn_records; x86-64, aarch64): its jump function never saves them,
  *       whatever the handlers' flags;
  *   DYNCALL_FN_VEC_SAVED   fn has handlers and its jump function saves the
  *       vector argument registers its prototype uses: regs->vec[0 ..
@@ -395,8 +395,9 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  *       not filled in.  Clear (with handlers): regs->vec is not filled in
  *       and writing it has no effect;
  *   DYNCALL_FN_VEC_NREGS(*flags)  the number of vector argument registers
- *       fn's prototype uses as far as the runtime knows (x86-64: 0 to 8,
- *       8 when the compiler recorded nothing or fn is variadic);
+ *       fn's prototype uses as far as the runtime knows (x86-64 xmm,
+ *       aarch64 v: 0 to 8, 8 when the compiler recorded nothing or fn is
+ *       variadic);
  *   DYNCALL_FN_VARIADIC_ABI  the compiler recorded that fn is variadic;
  *   DYNCALL_FN_VEC_YMM, DYNCALL_FN_VEC_ZMM  the compiler recorded a
  *       vector argument wider than 16 bytes (__m256, __m512): the jump

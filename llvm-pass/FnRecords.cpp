@@ -39,6 +39,8 @@ using namespace llvm;
 namespace dyncall {
 
 static constexpr unsigned VecArgRegs = DYNCALL_X86_64_VEC_ARG_REGS;
+static_assert(VecArgRegs == DYNCALL_AARCH64_VEC_ARG_REGS,
+              "one count for both arches (xmm0-7, v0-v7)");
 
 /// Vector registers a value of type T takes when passed directly, an
 /// upper bound (x86-64 SysV; clang has already lowered aggregates to the
@@ -134,7 +136,8 @@ static bool patchable(const Function &F) {
 
 bool emitFnRecords(Module &M) {
   Triple T(M.getTargetTriple());
-  if (T.getArch() != Triple::x86_64 || !T.isOSBinFormatELF())
+  if ((T.getArch() != Triple::x86_64 && T.getArch() != Triple::aarch64) ||
+      !T.isOSBinFormatELF())
     return false;
   LLVMContext &C = M.getContext();
   auto *I32 = Type::getInt32Ty(C);

@@ -257,15 +257,19 @@ static inline void *dyncall_rel(const int32_t *field)
 
 /* struct dyncall_fn_record.flags */
 enum dyncall_fn_record_flags {
-	/* x86-64 SysV: the prototype passes nothing in vector registers (no
-	 * parameter of a floating-point or vector type (float, double, long
-	 * double, _Float16, __m128, ...), no aggregate or complex containing
-	 * one, whatever its size; not variadic: a variadic callee receives %al and xmm0-7), and
-	 * the function uses the default calling convention.  The runtime then
-	 * hooks it with a jump function without xmm0-7 saves, as if every
-	 * handler had DYNCALL_FN_NO_VEC. */
+	/* x86-64 SysV (and aarch64 AAPCS64: nothing in v0-v7): the
+	 * prototype passes nothing in vector registers (no argument of a
+	 * floating-point or vector type, or aggregate or complex holding
+	 * one, travels in a register: one passed in memory, such as x86-64's
+	 * long double or a large struct, does not count; not variadic: a
+	 * variadic callee receives %al and xmm0-7), and the function uses the
+	 * default calling convention.  The runtime then hooks it with a jump
+	 * function without vector saves, as if every handler had
+	 * DYNCALL_FN_NO_VEC.  (Records before DYNCALL_FN_REC_VEC_COUNT set it
+	 * only when no parameter had such a type at all.) */
 	DYNCALL_FN_REC_NO_VEC = 1u << 0,
-	/* x86-64 SysV: the prototype's arguments use exactly the vector
+	/* x86-64 SysV (aarch64 AAPCS64: v0 .. v(n-1), 16 bytes each, an HFA
+	 * one per member): the prototype's arguments use exactly the vector
 	 * registers xmm0 .. xmm(n-1), n = DYNCALL_FN_REC_VEC_NREGS(flags),
 	 * 1 to 8 (an upper bound is allowed: saving more is safe; fewer
 	 * never).  `double f(double, long)` is 1, `_Complex double` 2, a
@@ -275,8 +279,8 @@ enum dyncall_fn_record_flags {
 	 * does not know this flag sees a record without NO_VEC: xmm0-7 saved,
 	 * as before. */
 	DYNCALL_FN_REC_VEC_COUNT = 1u << 1,
-	/* x86-64 SysV: variadic.  Callers pass %al (an upper bound of the
-	 * vector registers used) and up to 8 vector registers: recorded with
+	/* x86-64 SysV, aarch64: variadic.  Callers pass up to 8 vector
+	 * registers (x86-64: and %al, an upper bound of them): recorded with
 	 * DYNCALL_FN_REC_VEC_COUNT and n = 8. */
 	DYNCALL_FN_REC_VARIADIC = 1u << 2,
 	/* x86-64 SysV: a vector argument wider than 16 bytes may be passed
@@ -294,8 +298,9 @@ enum dyncall_fn_record_flags {
 #define DYNCALL_FN_REC_VEC_MASK 15u
 #define DYNCALL_FN_REC_VEC_NREGS(flags) \
 	(((flags) >> DYNCALL_FN_REC_VEC_SHIFT) & DYNCALL_FN_REC_VEC_MASK)
-/* vector argument registers of x86-64 SysV (xmm0-7) */
+/* vector argument registers of x86-64 SysV (xmm0-7) and AAPCS64 (v0-v7) */
 #define DYNCALL_X86_64_VEC_ARG_REGS 8
+#define DYNCALL_AARCH64_VEC_ARG_REGS 8
 
 struct dyncall_fn_record {
 	uint64_t fn;       /* the function (absolute, relocated at load) */

@@ -16,7 +16,11 @@
  *
  * Uses x9-x11, x16, x17 (temporaries at a call boundary).
  * dc_fentry_tramp_novec is the same without the q0-q7 saves, for jump
- * functions whose handlers were all hooked with DYNCALL_FN_NO_VEC.
+ * functions whose handlers were all hooked with DYNCALL_FN_NO_VEC or
+ * whose function's record says it takes no argument in v0-v7;
+ * dc_fentry_tramp_v2, _v4 and _v6 save q0-q1, q0-q3 and q0-q5 only
+ * (a record's count of vector argument registers, rounded up to a pair:
+ * one stp/ldp each).
  */
 #define REGS 16         /* struct dyncall_regs, above the frame record */
 #define R_X8 64         /*   x8, then ret                              */
@@ -26,8 +30,7 @@
 #define D_CALLS 0
 #define D_RESUME 8
 
-/* The trampoline; vec 0: without the q0-q7 saves (every handler hooked
- * with DYNCALL_FN_NO_VEC). */
+/* The trampoline; vec: the pairs of q0-q7 saved (0: none, 4: all). */
 	.macro	FENTRY_TRAMP name, vec
 	.globl	\name
 	.hidden	\name
@@ -46,10 +49,16 @@
 	stp	x4, x5, [sp, #REGS+32]
 	stp	x6, x7, [sp, #REGS+48]
 	stp	x8, x30, [sp, #REGS+R_X8]
-	.if \vec
+	.if \vec >= 1
 	stp	q0, q1, [sp, #REGS+R_VEC]
+	.endif
+	.if \vec >= 2
 	stp	q2, q3, [sp, #REGS+R_VEC+32]
+	.endif
+	.if \vec >= 3
 	stp	q4, q5, [sp, #REGS+R_VEC+64]
+	.endif
+	.if \vec >= 4
 	stp	q6, q7, [sp, #REGS+R_VEC+96]
 	.endif
 	str	x17, [sp, #F_DESC]
@@ -74,10 +83,16 @@
 	ldp	x4, x5, [sp, #REGS+32]
 	ldp	x6, x7, [sp, #REGS+48]
 	ldr	x8, [sp, #REGS+R_X8]
-	.if \vec
+	.if \vec >= 1
 	ldp	q0, q1, [sp, #REGS+R_VEC]
+	.endif
+	.if \vec >= 2
 	ldp	q2, q3, [sp, #REGS+R_VEC+32]
+	.endif
+	.if \vec >= 3
 	ldp	q4, q5, [sp, #REGS+R_VEC+64]
+	.endif
+	.if \vec >= 4
 	ldp	q6, q7, [sp, #REGS+R_VEC+96]
 	.endif
 	ldr	x17, [sp, #F_DESC]
@@ -92,8 +107,11 @@
 	.endm
 
 	.text
-	FENTRY_TRAMP dc_fentry_tramp, 1
+	FENTRY_TRAMP dc_fentry_tramp, 4
 	FENTRY_TRAMP dc_fentry_tramp_novec, 0
+	FENTRY_TRAMP dc_fentry_tramp_v2, 1
+	FENTRY_TRAMP dc_fentry_tramp_v4, 2
+	FENTRY_TRAMP dc_fentry_tramp_v6, 3
 
 	.section .note.GNU-stack,"",%progbits
 

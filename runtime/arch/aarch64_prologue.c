@@ -98,6 +98,21 @@
 
 extern const char dc_fentry_tramp[] DC_HIDDEN; /* aarch64_prologue.S */
 extern const char dc_fentry_tramp_novec[] DC_HIDDEN; /* without q0-q7 */
+extern const char dc_fentry_tramp_v2[] DC_HIDDEN; /* q0-q1 only */
+extern const char dc_fentry_tramp_v4[] DC_HIDDEN; /* q0-q3 only */
+extern const char dc_fentry_tramp_v6[] DC_HIDDEN; /* q0-q5 only */
+
+/* The trampoline that saves the first n of q0-q7 (n rounded up to a pair:
+ * one stp and one ldp each). */
+static const char *tramp_for(unsigned n)
+{
+	static const char *const by_pairs[5] = {
+		dc_fentry_tramp_novec, dc_fentry_tramp_v2, dc_fentry_tramp_v4,
+		dc_fentry_tramp_v6,    dc_fentry_tramp,
+	};
+
+	return by_pairs[n >= 8 ? 4 : (n + 1) / 2];
+}
 
 static uint32_t word(uintptr_t a)
 {
@@ -252,7 +267,8 @@ static void put64_at(struct emit *e, size_t off, uint64_t v)
  *
  *   jf:     bti c
  *           ldr x16, lit                  dc_fentry_tramp (_novec: no
- *                                         q0-q7 saves, DYNCALL_FN_NO_VEC)
+ *                                         q0-q7 saves, DYNCALL_FN_NO_VEC;
+ *                                         _v2/_v4/_v6: the first vec.n)
  *           adr x17, desc
  *           br x16
  *   lit:    .quad dc_fentry_tramp
@@ -308,9 +324,7 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	put32(&e, enc_ldr_lit(REG_X16, pc(&e), at + JF_LIT));
 	put32(&e, enc_adr(REG_X17, pc(&e), at + JF_DESC));
 	put32(&e, INSN_BR_X16);
-	put64_at(&e, JF_LIT,
-		 (uint64_t)(uintptr_t)(vec.n ? dc_fentry_tramp :
-					       dc_fentry_tramp_novec));
+	put64_at(&e, JF_LIT, (uint64_t)(uintptr_t)tramp_for(vec.n));
 	put64_at(&e, JF_DESC, at + JF_CALLS);
 	put64_at(&e, JF_DESC + 8, resume);
 	put64_at(&e, JF_DESC + D_FN, fn);

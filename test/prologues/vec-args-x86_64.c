@@ -133,6 +133,22 @@ static void clobber(void *fn, void *ret, void *data, struct dyncall_regs *r)
 			   "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
+/* DYNCALL_FN_MAX_HANDLERS (16) distinct handlers: the largest jump
+ * function there is (with all eight vector saves) */
+#define CNT(i)                                                               \
+	static void cnt##i(void *fn, void *ret, void *data,                  \
+			   struct dyncall_regs *r)                           \
+	{                                                                    \
+		(void)fn, (void)ret, (void)data, (void)r;                    \
+		calls++;                                                     \
+	}
+CNT(0) CNT(1) CNT(2) CNT(3) CNT(4) CNT(5) CNT(6) CNT(7) CNT(8) CNT(9)
+CNT(10) CNT(11) CNT(12) CNT(13) CNT(14) CNT(15)
+static const dyncall_fn_handler cnts[16] = {
+	cnt0, cnt1, cnt2,  cnt3,  cnt4,  cnt5,  cnt6,  cnt7,
+	cnt8, cnt9, cnt10, cnt11, cnt12, cnt13, cnt14, cnt15,
+};
+
 /* The jump function Q leads to (Q = f - 8: 90 90 90 e9 <rel32>), and the
  * number of movaps saves right after regs->ret (0x5a). */
 static int saves(void *f)
@@ -248,5 +264,15 @@ int main(void)
 	printf(" -> %g %g\n", u, v);
 	// OUT-NEXT: calls 8
 	printf("calls %ld\n", calls);
+	/* 16 handlers on nine (its record: all eight saved) */
+	int st = 0;
+
+	dyncall_fn_restore((void *)nine);
+	for (int i = 0; i < 16; i++)
+		st |= dyncall_fn_hook((void *)nine, cnts[i], NULL);
+	// OUT-NEXT: 16 handlers: 0 saves 8 -> 123456789 calls 24
+	printf("16 handlers: %d saves %d", st, saves((void *)nine));
+	v = pnine(1, 2, 3, 4, 5, 6, 7, 8, 9);
+	printf(" -> %.0f calls %ld\n", v, calls);
 	return 0;
 }
