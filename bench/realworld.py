@@ -112,18 +112,20 @@ def cg_workloads(data):
     }
 
 
-def run_cpu(argv, cwd):
-    """CPU seconds (user + sys) of the child; raises on failure."""
+def run_cpu(argv, cwd, env=None, timeout=RUN_TIMEOUT):
+    """CPU seconds (user + sys) of the child (stdout to /dev/null, `env` or
+    ours, killed after `timeout` s); raises on failure.  Also used by
+    bench/realworld_prologues.py."""
     pid = os.fork()
     if pid == 0:
         try:
             os.chdir(cwd)
             fd = os.open(os.devnull, os.O_RDWR)
             os.dup2(fd, 1)
-            os.execv(argv[0], argv)
+            os.execve(argv[0], argv, os.environ if env is None else env)
         finally:
             os._exit(127)
-    deadline = time.monotonic() + RUN_TIMEOUT
+    deadline = time.monotonic() + timeout
     while True:
         got, status, ru = os.wait4(pid, os.WNOHANG)
         if got:
@@ -131,7 +133,7 @@ def run_cpu(argv, cwd):
         if time.monotonic() > deadline:
             os.kill(pid, signal.SIGKILL)
             os.wait4(pid, 0)
-            raise RuntimeError(f"{' '.join(argv)}: no exit after {RUN_TIMEOUT} s (killed)")
+            raise RuntimeError(f"{' '.join(argv)}: no exit after {timeout} s (killed)")
         time.sleep(0.005)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit status {status}")

@@ -26,8 +26,6 @@ calls, hence the cost per hooked call = (T_empty - T_nops) / calls.
 import argparse
 import json
 import os
-import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,38 +36,16 @@ ROOT = os.path.dirname(HERE)
 RUN_TIMEOUT = 600
 VARIANTS = ["plain", "nops", "empty"]
 
+sys.path.insert(0, HERE)
+import realworld  # noqa: E402  (its run_cpu and quartiles)
+
 
 def run_cpu(argv, cwd, env):
     """CPU seconds (user + sys) of the child; raises on failure."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.chdir(cwd)
-            fd = os.open(os.devnull, os.O_RDWR)
-            os.dup2(fd, 1)
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    deadline = time.monotonic() + RUN_TIMEOUT
-    while True:
-        got, status, ru = os.wait4(pid, os.WNOHANG)
-        if got:
-            break
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.wait4(pid, 0)
-            raise RuntimeError(f"{' '.join(argv)}: no exit after {RUN_TIMEOUT} s (killed)")
-        time.sleep(0.005)
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-        raise RuntimeError(f"{' '.join(argv)}: exit status {status}")
-    return ru.ru_utime + ru.ru_stime
+    return realworld.run_cpu(argv, cwd, env, RUN_TIMEOUT)
 
 
-def quartiles(xs):
-    if len(xs) < 2:
-        return xs[0], xs[0], xs[0]
-    q = statistics.quantiles(xs, n=4, method="inclusive")
-    return q[0], statistics.median(xs), q[2]
+quartiles = realworld.quartiles
 
 
 def hook_all_lib(build):
