@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
- * prologue.cc - ppc64le: the patchable entry NOP (docs/prologues.md
- * "What the compilers emit (ppc64le)").
+ * prologue.cc - patchable prologues: the records of
+ * __patchable_function_entries (one section per function), x86-64's one
+ * 5-byte entry NOP (docs/prologues.md "GCC's entry NOP"), the
+ * __dyncall_fn_records of x86-64 and aarch64, and ppc64le's entry NOP
+ * (docs/prologues.md "What the compilers emit (ppc64le)").
  *
  * GCC 12 prints -fpatchable-function-entry's NOPs before the ELFv2 global
  * entry's TOC setup: one NOP makes the local entry offset 12, which
@@ -112,6 +115,64 @@ static void print_pfe(FILE *file, unsigned HOST_WIDE_INT size, bool record_p)
 	n++;
 	target_print_pfe(file, size, false);
 }
+#endif
+
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
+/*
+ * x86-64: the entry NOPs as ONE 5-byte NOP, the shape Clang emits.  The
+ * i386 back end does not print the entry part of the patchable area
+ * through print_patchable_function_entry (that hook does nothing once
+ * the function's label is out): its pass "endbr_and_patchable_area"
+ * inserts a patchable_area insn (UNSPECV_PATCHABLE_AREA: the size, and
+ * whether to print the record there) at the entry, after the endbr64 it
+ * inserts, and the insn prints `size` one-byte `nop`s.  Five one-byte
+ * NOPs are five instructions: a thread may be preempted between two of
+ * them, so the runtime can only patch their first two bytes (`jmp f-5`,
+ * two jumps per hooked or redirected call), and they cost about 0.2 ns
+ * per call more than one NOP (docs/prologues.md "Measured numbers").
+ * This pass, after that one, turns the insn of a 5-byte entry area with
+ * no record at the entry (-fpatchable-function-entry=N,M with N - M = 5
+ * and M > 0: dyncall's 29,24) into `nopl 8(%rax,%rax)` (0f 1f 44 00 08,
+ * Clang's bytes), at the same place: after endbr64, the record before
+ * the entry as before (print_pfe).  Other layouts stay GCC's, and so
+ * does the area -pg -mfentry prints from the profiler.
+ */
+static bool dyncall_pfe_nop_gate(function *)
+{
+	return !seen_error() && crtl->patch_area_entry > 0 &&
+	       crtl->patch_area_size == crtl->patch_area_entry + 5u;
+}
+
+static unsigned int dyncall_pfe_nop_execute(function *)
+{
+	for (rtx_insn *insn = get_insns(); insn; insn = NEXT_INSN(insn)) {
+		rtx pat, asm_nop;
+
+		if (!NONJUMP_INSN_P(insn))
+			continue;
+		pat = PATTERN(insn);
+		if (GET_CODE(pat) != UNSPEC_VOLATILE ||
+		    XINT(pat, 1) != UNSPECV_PATCHABLE_AREA ||
+		    XVECLEN(pat, 0) != 2)
+			continue;
+		if (!CONST_INT_P(XVECEXP(pat, 0, 0)) ||
+		    INTVAL(XVECEXP(pat, 0, 0)) != 5 ||
+		    !CONST_INT_P(XVECEXP(pat, 0, 1)) ||
+		    INTVAL(XVECEXP(pat, 0, 1)) != 0)
+			return 0;
+		/* BUILTINS_LOCATION: no "# line" comment (rtl.cc asm_input) */
+		asm_nop = gen_rtx_ASM_INPUT_loc(VOIDmode, "nopl 8(%rax,%rax)",
+						BUILTINS_LOCATION);
+		MEM_VOLATILE_P(asm_nop) = 1;
+		PATTERN(insn) = asm_nop;
+		INSN_CODE(insn) = -1;
+		return 0;
+	}
+	return 0;
+}
+
+DYNCALL_PASS(dyncall_pfe_nop, rtl_opt_pass, RTL_PASS, "dyncall_pfe_nop",
+	     OPTGROUP_NONE, 0)
 #endif
 
 #if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
@@ -286,6 +347,18 @@ bool install_entry_nop(void)
 	/* the records of -fpatchable-function-entry, always */
 	target_print_pfe = targetm.asm_out.print_patchable_function_entry;
 	targetm.asm_out.print_patchable_function_entry = print_pfe;
+#endif
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
+	/* the one 5-byte entry NOP, also with -fplugin-arg-<name>-disable:
+	 * after the i386 pass that inserts the area (before "shorten") */
+	static struct register_pass_info pfe_nop_info = {
+		.pass = make_dyncall_pfe_nop_pass(),
+		.reference_pass_name = "shorten",
+		.ref_pass_instance_number = 1,
+		.pos_op = PASS_POS_INSERT_BEFORE,
+	};
+	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
+			  &pfe_nop_info);
 #endif
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 	/* the records, also with -fplugin-arg-<name>-disable */

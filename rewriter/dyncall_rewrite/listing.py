@@ -266,7 +266,24 @@ def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
         "vec_regs": p.vec_regs,
         "vec_width": p.vec_width,
         "variadic": p.variadic,
+        "entry_nops": list(p.entry_insns),
+        "direct_entry": p.direct,
     }
+
+
+def _entry_fields(r: dict[str, Any]) -> str:
+    """` entry=<count>x<bytes>` of the NOP instructions at the entry (x86-64:
+    1x5, one 5-byte NOP: Clang, GCC with the dyncall plugin; 5x1, GCC
+    alone), sizes joined by `+` if they differ; ` direct=yes|no` for a
+    hookable one: whether the runtime makes the entry itself the jump."""
+    sizes = r["entry_nops"]
+    if not sizes:
+        return ""
+    shape = f"{len(sizes)}x{sizes[0]}" if len(set(sizes)) == 1 else "+".join(map(str, sizes))
+    out = f" entry={shape}"
+    if r["hookable"]:
+        out += f" direct={'yes' if r['direct_entry'] else 'no'}"
+    return out
 
 
 def format_prologue(r: dict[str, Any]) -> str:
@@ -279,7 +296,8 @@ def format_prologue(r: dict[str, Any]) -> str:
     return (
         f"#{r['index']} record={rec} function={fn} nops={nops} pad={pad}"
         f" hookable={'yes' if r['hookable'] else 'no'} state={r['state']}"
-        f" novec={'yes' if r['no_vec'] else 'no'} sled={r['sled']}"
+        + _entry_fields(r)
+        + f" novec={'yes' if r['no_vec'] else 'no'} sled={r['sled']}"
         f" vecregs={'-' if r['vec_regs'] is None else r['vec_regs']}"
         + (f" vecwidth={r['vec_width']}" if r["vec_width"] != 16 else "")
         + (" variadic" if r["variadic"] else "")

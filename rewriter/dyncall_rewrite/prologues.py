@@ -153,6 +153,8 @@ def _shape(ctx: PrologueContext, p: PrologueInfo) -> str | None:
     p.function, p.pre, p.entry_nops = f, max(f - rec, 0), end - body
     p.pad = pads[0][2] if pads else pad
     p.hookable = be.prologue_hookable(rec, f, body)
+    p.entry_insns = tuple(n for a, n, k in run if a >= body and k == "nop")
+    p.direct = p.hookable and be.prologue_direct(f, body, p.entry_insns)
     return None
 
 

@@ -62,9 +62,19 @@ CLEAN = (
     fn("gcc_f")
     + fn("clang_f", entry=".byte 0x0f, 0x1f, 0x44, 0x00, 0x08")
     + fn("cet_f", entry=".byte 0xf3, 0x0f, 0x1e, 0xfa\n\t.fill 5, 1, 0x90")
+    + fn("cet5_f", entry=".byte 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f, 0x44, 0x00, 0x08")
+    + fn("nopdisp0_f", entry=".byte 0x0f, 0x1f, 0x44, 0x00, 0x00")
     + fn("other_f", pre="", entry=".fill 16, 1, 0x90")
     + fn("pre2_f", pre="nop; nop", entry="nop; nop", align=".p2align 4")
-    + records(".Lrec_gcc_f", ".Lrec_clang_f", ".Lrec_cet_f", ".Lrec_other_f", ".Lrec_pre2_f")
+    + records(
+        ".Lrec_gcc_f",
+        ".Lrec_clang_f",
+        ".Lrec_cet_f",
+        ".Lrec_cet5_f",
+        ".Lrec_nopdisp0_f",
+        ".Lrec_other_f",
+        ".Lrec_pre2_f",
+    )
 )
 
 DEFECTS = {
@@ -123,14 +133,19 @@ def test_clean_shapes(tmp_path: object) -> None:
     an = check(Image.load(path))
     assert an.diagnostics == []
     got = {
-        an.image.symbolize(p.function or 0): (p.pre, p.pad, p.entry_nops, p.hookable) for p in an.prologues
+        an.image.symbolize(p.function or 0): (p.pre, p.pad, p.entry_nops, p.hookable, p.entry_insns, p.direct)
+        for p in an.prologues
     }
+    # the entry's shape: one 5-byte NOP (Clang; GCC with the dyncall
+    # plugin) is the runtime's direct entry unless endbr64 comes first
     assert got == {
-        "gcc_f": (24, None, 5, True),
-        "clang_f": (24, None, 5, True),
-        "cet_f": (24, "endbr64", 5, True),
-        "other_f": (0, None, 16, False),
-        "pre2_f": (2, None, 2, False),
+        "gcc_f": (24, None, 5, True, (1, 1, 1, 1, 1), False),
+        "clang_f": (24, None, 5, True, (5,), True),
+        "nopdisp0_f": (24, None, 5, True, (5,), True),
+        "cet_f": (24, "endbr64", 5, True, (1, 1, 1, 1, 1), False),
+        "cet5_f": (24, "endbr64", 5, True, (5,), False),
+        "other_f": (0, None, 16, False, (1,) * 16, False),
+        "pre2_f": (2, None, 2, False, (1, 1), False),
     }
 
 
@@ -185,13 +200,19 @@ def test_cli_list_prologues(tmp_path: object, capsys: pytest.CaptureFixture[str]
     assert main(["list", "--prologues", path]) == 0
     text = capsys.readouterr().out.splitlines()
     assert text[0].startswith("#0 record=0x") and "<gcc_f> nops=24+5 pad=- hookable=yes state=ok" in text[0]
-    assert "<cet_f> nops=24+5 pad=endbr64 hookable=yes" in text[2]
+    assert "state=ok entry=5x1 direct=no novec=" in text[0]
+    assert "<clang_f> nops=24+5 pad=- hookable=yes state=ok entry=1x5 direct=yes novec=" in text[1]
+    assert "<cet_f> nops=24+5 pad=endbr64 hookable=yes state=ok entry=5x1 direct=no" in text[2]
+    assert "<cet5_f> nops=24+5 pad=endbr64 hookable=yes state=ok entry=1x5 direct=no" in text[3]
+    assert "<other_f> nops=0+16 pad=- hookable=no state=ok entry=16x1 novec=" in text[5]
     assert main(["list", "--prologues", "--json", path]) == 0
     js = json.loads(capsys.readouterr().out)
-    assert js["problems"] == 0 and len(js["prologues"]) == 5
-    assert js["prologues"][3]["function_symbol"] == "other_f" and js["prologues"][3]["hookable"] is False
+    assert js["problems"] == 0 and len(js["prologues"]) == 7
+    assert js["prologues"][5]["function_symbol"] == "other_f" and js["prologues"][5]["hookable"] is False
+    assert js["prologues"][1]["entry_nops"] == [5] and js["prologues"][1]["direct_entry"] is True
+    assert js["prologues"][0]["entry_nops"] == [1] * 5 and js["prologues"][0]["direct_entry"] is False
     assert main(["check", path]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].endswith(": 5 patchable function entries")
+    assert capsys.readouterr().out.splitlines()[-1].endswith(": 7 patchable function entries")
     bad = build(str(tmp_path), "bad", DEFECTS["no-entry-nop"][0])
     assert main(["check", "-q", bad]) == 1
     assert "error DC063" in capsys.readouterr().out

@@ -8,8 +8,9 @@
  *
  *   rec = func-24: 90 x 24                       pre-entry, never executed
  *   func:          [f3 0f 1e fa]                 endbr64 (-fcf-protection)
- *   P = site:      90 90 90 90 90                GCC: five 1-byte NOPs
- *                  0f 1f 44 00 08                Clang: one 5-byte NOP
+ *   P = site:      0f 1f 44 00 08                Clang, GCC with the dyncall
+ *                                                plugin: one 5-byte NOP
+ *                  90 90 90 90 90                GCC alone: five 1-byte NOPs
  *   P+5 = resume:  the body
  *
  * Patched (P = func, or func+4 after endbr64):
@@ -23,7 +24,7 @@
  *   P:        eb f9 (P = func) | eb f5 (P = func+4)   jmp func-5
  *   P+2:      the rest of the entry NOPs, never reached from P
  *
- * Direct entry: where the entry is Clang's one 5-byte NOP at func (no
+ * Direct entry: where the entry is one 5-byte NOP at func (no
  * endbr64; func is 8-aligned), the entry may instead be `jmp value` when
  * value is near: one aligned 8-byte store of e9 <rel32> and the body's
  * next three bytes as they are (site_len DIRECT_LEN).  One jump less for
@@ -35,7 +36,7 @@
  * call is caller -> P -> func-5 -> target with no indirect branch; far,
  * Q jumps to A, which jumps through the slot.
  *
- * Why `eb f9` / `eb f5`: GCC's five NOPs are five instructions, and a
+ * Why `eb f9` / `eb f5`: five 1-byte NOPs are five instructions, and a
  * thread preempted between two of them resumes at P+1..P+4; only the
  * first two bytes change, and a thread resuming at P+1 decodes the
  * displacement as an instruction: f9 is `stc`, f5 is `cmc`, which change
@@ -112,7 +113,8 @@ int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
 	f->ool = f->func - A_OFF;
 	f->site = p;
 	f->resume = p + ENTRY_NOPS;
-	/* one 5-byte NOP in an aligned quadword (Clang, no endbr64): the
+	/* one 5-byte NOP in an aligned quadword (Clang, GCC with the dyncall
+	 * plugin; no endbr64): the
 	 * entry itself may become `jmp value` (direct, below) */
 	f->site_len = p == f->func && ((const uint8_t *)p)[0] != OP_NOP ?
 			      DIRECT_LEN :
@@ -150,8 +152,8 @@ int arch_fentry_entry_state(const struct arch_fentry *f)
 
 /*
  * value 0: the original bytes; else the jump to f-5 (Q), or, where the
- * entry is one 5-byte NOP at the start of an aligned quadword (Clang
- * without endbr64: site_len DIRECT_LEN) and value is within rel32 reach,
+ * entry is one 5-byte NOP at the start of an aligned quadword (no
+ * endbr64: site_len DIRECT_LEN) and value is within rel32 reach,
  * `jmp value` at the entry itself: one aligned 8-byte store of the five
  * entry bytes and the body's next three, as they are now (read under the
  * runtime lock, which every writer of text holds).

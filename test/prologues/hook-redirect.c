@@ -2,17 +2,23 @@
 // REQUIRES: x86_64, dyncall-runtime
 // (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
-// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,X86_64,MIDNOP
+// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,X86_64,DIRECT
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
-// RUN: %t.gcc-cet | FileCheck %s --check-prefixes=CHECK,X86_64
+// RUN: %t.gcc-cet | FileCheck %s --check-prefixes=CHECK,X86_64,TWOJUMP
 // RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 %s -o %t.gcc11 %}
-// RUN: %if gcc11-plugin %{ %t.gcc11 | FileCheck %s --check-prefixes=CHECK,X86_64,MIDNOP %}
+// RUN: %if gcc11-plugin %{ %t.gcc11 | FileCheck %s --check-prefixes=CHECK,X86_64,DIRECT %}
 // RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc11-cet %}
-// RUN: %if gcc11-plugin %{ %t.gcc11-cet | FileCheck %s --check-prefixes=CHECK,X86_64 %}
+// RUN: %if gcc11-plugin %{ %t.gcc11-cet | FileCheck %s --check-prefixes=CHECK,X86_64,TWOJUMP %}
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,X86_64
+// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,X86_64,DIRECT
 // RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 %s -o %t.clang-cet
-// RUN: %t.clang-cet | FileCheck %s --check-prefixes=CHECK,X86_64
+// RUN: %t.clang-cet | FileCheck %s --check-prefixes=CHECK,X86_64,TWOJUMP
+// GCC without the dyncall plugin: its five one-byte entry NOPs (the plugin
+// prints one 5-byte NOP, Clang's shape), patched by their first two bytes
+// RUN: gcc-12 -O2 -fpatchable-function-entry=29,24 -falign-functions=8 -I%src_root/include %s -o %t.gcc-plain %libdyncall_ldflags
+// RUN: %t.gcc-plain | FileCheck %s --check-prefixes=CHECK,X86_64,TWOJUMP,MIDNOP
+// RUN: %if gcc11-plugin %{ gcc-11 -O2 -fpatchable-function-entry=29,24 -falign-functions=8 -I%src_root/include %s -o %t.gcc11-plain %libdyncall_ldflags %}
+// RUN: %if gcc11-plugin %{ %t.gcc11-plain | FileCheck %s --check-prefixes=CHECK,X86_64,TWOJUMP,MIDNOP %}
 // aarch64: the BTI builds link with lld and the BTI-marked start files of
 // test/arch/Inputs/bti_start.S (Debian's have no landing pads) so that the
 // process is BTI-enforcing (qemu's default CPU has BTI).
@@ -185,6 +191,15 @@ int main(void)
 	s = dyncall_fn_redirect(other, ident);
 	// X86_64-NEXT: near again: 0 -> 9 e9
 	printf("near again: %d -> %ld %02x\n", s, o(9), q[0]);
+	/* the entry: one 5-byte NOP with no endbr64 before it (Clang; GCC
+	 * with the dyncall plugin) is itself `jmp ident` (direct entry);
+	 * after endbr64, or GCC's five one-byte NOPs, `jmp other-5` */
+	const volatile unsigned char *en = (const volatile unsigned char *)other;
+	if (en[0] == 0xf3)
+		en += 4; /* endbr64 */
+	// DIRECT-NEXT: entry: e9
+	// TWOJUMP-NEXT: entry: eb
+	printf("entry: %02x\n", en[0]);
 #endif
 	/* GCC's five one-byte NOPs: a thread preempted after the first one
 	 * resumes at P+1 once the entry is `eb f9`: it must decode `f9`

@@ -381,6 +381,11 @@ class Backend(ABC):
         arch_fentry_probe)?  Only x86-64 has function-entry patching so far."""
         return False
 
+    def prologue_direct(self, f: int, body: int, entry_insns: tuple[int, ...]) -> bool:
+        """Of a prologue the runtime accepts: may the entry itself become
+        the jump (x86-64's direct entry, docs/prologues.md)?"""
+        return False
+
     def local_entry(self, f: int) -> int | None:
         """Where a direct call enters the function that starts at ``f``
         when that is not ``f`` (ppc64le: after the TOC set-up), else None."""

@@ -612,6 +612,13 @@ class X86_64(Backend):
             and img.read(body, PROLOGUE_ENTRY) in PROLOGUE_ENTRY_FORMS
         )
 
+    def prologue_direct(self, f: int, body: int, entry_insns: tuple[int, ...]) -> bool:
+        """The runtime's direct entry (arch_fentry_probe's DIRECT_LEN): the
+        entry is one 5-byte NOP (Clang; GCC with the dyncall plugin) at the
+        function's first byte (no endbr64), which is 8-aligned; GCC's five
+        one-byte NOPs and an entry after endbr64 keep the two-byte jump."""
+        return body == f and f % PROLOGUE_SLOT_ALIGN == 0 and entry_insns[:1] == (PROLOGUE_ENTRY,)
+
     def prologue_run(self, addr: int) -> list[tuple[int, int, str]]:
         img = self.image
         seg = img.segment(addr)
