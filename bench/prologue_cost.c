@@ -31,6 +31,11 @@
  *                   record: xmm0-7): no NOPs, NOPs, 1 hook, 1 hook
  *   f(double, double)  t_plain_dd / t_pfe_dd (record: xmm0-1): no NOPs,
  *                   NOPs, 1 hook
+ *   f(__m256d, double), f(__m512d, double)  t_plain_w256 / t_pfe_w256
+ *                   (record: ymm0-1, DYNCALL_FN_REC_VEC_YMM) and the zmm
+ *                   pair (prologue_cost_wide.c, built with -mavx2): no
+ *                   NOPs, NOPs, 1 hook; only where the CPU has AVX2
+ *                   (AVX-512F), else "-"
  * then the time to hook 10,000 functions in one batch and to unhook them
  * (the median over the runs after the first: jump functions cached; and
  * the first run, which generates them), and, in each of the first
@@ -41,6 +46,7 @@
  *
  *   prologue_cost [N [R]]    default N = 10000000, R = 9
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +58,10 @@ long t_plain(long), t_target(long), t_pfe(long), t_jmp(long), t_norec(long);
 double t_plain_d(double), t_pfe_d(double), t_norec_d(double);
 double t_plain_dd(double, double), t_pfe_dd(double, double);
 extern void *const many[10000];
+/* prologue_cost_wide.c */
+double run_w256(long n, int pfe, long *sink), run_w512(long n, int pfe,
+							long *sink);
+extern char t_pfe_w256[], t_pfe_w512[]; /* the functions, as addresses */
 
 static long sink;
 
@@ -130,7 +140,9 @@ LOOPP(run_ptr_target, p_target)
 
 enum { V_PLAIN, V_NOPS, V_1_0, V_1_0_NOVEC, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
        V_REDIRECT, V_JMP, V_NOREC, V_D_PLAIN, V_D_NOPS, V_D_1, V_D_NOREC,
-       V_DD_PLAIN, V_DD_NOPS, V_DD_1, V_PTR_DIRECT, V_PTR_REDIRECT, NV };
+       V_DD_PLAIN, V_DD_NOPS, V_DD_1, V_PTR_DIRECT, V_PTR_REDIRECT,
+       V_W256_PLAIN, V_W256_NOPS, V_W256_1,
+       V_W512_PLAIN, V_W512_NOPS, V_W512_1, NV };
 static const char *const names[NV] = {
 	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
 	"1 hook, DYNCALL_FN_NO_VEC (1/0)",
@@ -144,6 +156,10 @@ static const char *const names[NV] = {
 	"f(double, double): 1 hook (xmm0-1)",
 	"pointer call of target",
 	"pointer call, redirected (entry)",
+	"f(__m256d, double): no NOPs", "f(__m256d, double): NOPs only",
+	"f(__m256d, double): 1 hook (ymm0-1)",
+	"f(__m512d, double): no NOPs", "f(__m512d, double): NOPs only",
+	"f(__m512d, double): 1 hook (zmm0-1)",
 };
 /* what each row is measured against ("over ref") */
 static const int refs[NV] = {
@@ -158,7 +174,21 @@ static const int refs[NV] = {
 	[V_DD_PLAIN] = V_DD_PLAIN,  [V_DD_NOPS] = V_DD_PLAIN,
 	[V_DD_1] = V_DD_NOPS,
 	[V_PTR_DIRECT] = V_PTR_DIRECT, [V_PTR_REDIRECT] = V_PTR_DIRECT,
+	[V_W256_PLAIN] = V_W256_PLAIN, [V_W256_NOPS] = V_W256_PLAIN,
+	[V_W256_1] = V_W256_NOPS,
+	[V_W512_PLAIN] = V_W512_PLAIN, [V_W512_NOPS] = V_W512_PLAIN,
+	[V_W512_1] = V_W512_NOPS,
 };
+
+/* the wide rows run where the CPU has the registers */
+static bool have_isa(int v)
+{
+	if (v >= V_W512_PLAIN)
+		return __builtin_cpu_supports("avx512f");
+	if (v >= V_W256_PLAIN)
+		return __builtin_cpu_supports("avx2");
+	return true;
+}
 
 static long count;
 
@@ -195,6 +225,8 @@ static void set_state(int v)
 	must(dyncall_fn_restore(t_pfe_d), "restore");
 	must(dyncall_fn_restore(t_norec_d), "restore");
 	must(dyncall_fn_restore(t_pfe_dd), "restore");
+	must(dyncall_fn_restore(t_pfe_w256), "restore");
+	must(dyncall_fn_restore(t_pfe_w512), "restore");
 	must(dyncall_fn_restore_batch(many, 100), "restore irrelevant");
 	switch (v) {
 	case V_1_0:
@@ -232,6 +264,12 @@ static void set_state(int v)
 	case V_DD_1:
 		must(dyncall_fn_hook(t_pfe_dd, handler, &count), "hook");
 		break;
+	case V_W256_1:
+		must(dyncall_fn_hook(t_pfe_w256, handler, &count), "hook");
+		break;
+	case V_W512_1:
+		must(dyncall_fn_hook(t_pfe_w512, handler, &count), "hook");
+		break;
 	}
 }
 
@@ -263,8 +301,14 @@ int main(int argc, char **argv)
 	}
 	for (int r = 0; r < reps; r++) {
 		for (int v = 0; v < NV; v++) {
+			if (!have_isa(v))
+				continue;
 			set_state(v);
-			t[v][r] = v == V_PLAIN	    ? run_plain(n) :
+			t[v][r] = v >= V_W512_PLAIN ?
+					  run_w512(n, v != V_W512_PLAIN, &sink) :
+				  v >= V_W256_PLAIN ?
+					  run_w256(n, v != V_W256_PLAIN, &sink) :
+				  v == V_PLAIN	    ? run_plain(n) :
 				  v == V_DIRECT	    ? run_target(n) :
 				  v == V_JMP	    ? run_jmp(n) :
 				  v == V_NOREC	    ? run_norec(n) :
@@ -314,6 +358,10 @@ int main(int argc, char **argv)
 		 * over the direct call (refs) */
 		double ref = med[refs[v]];
 
+		if (!have_isa(v)) {
+			printf("%-38s %9s\n", names[v], "-");
+			continue;
+		}
 		printf("%-38s %9.3f %+9.3f %8.3f %9.3f\n", names[v], med[v],
 		       med[v] - ref, med[v] / ref, lo[v]);
 	}

@@ -278,18 +278,23 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
  * (a variadic function is recorded with 8), their width from
  * DYNCALL_FN_REC_VEC_YMM/ZMM; every one, 16 bytes each, without a record
  * (what an old record's or an unknown flag's reader does too) or with a
- * count out of range (a malformed record: the safe default). */
+ * count out of range (a malformed record: the safe default).  upper_dead
+ * when a valid record said it: nothing beyond those n registers' recorded
+ * width carries an argument. */
 static struct arch_fentry_vec rec_vec(unsigned rec)
 {
-	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16 };
+	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16, false };
 	unsigned n = DYNCALL_FN_REC_VEC_NREGS(rec);
 
 	if (rec & DYNCALL_FN_REC_NO_VEC) {
-		if (!(rec & DYNCALL_FN_REC_VEC_COUNT))
+		if (!(rec & DYNCALL_FN_REC_VEC_COUNT)) {
 			v.n = 0;
+			v.upper_dead = true;
+		}
 	} else if ((rec & DYNCALL_FN_REC_VEC_COUNT) && n >= 1 &&
 		   n <= ARCH_FENTRY_VEC_REGS) {
 		v.n = n;
+		v.upper_dead = true;
 	}
 	if (rec & DYNCALL_FN_REC_VEC_ZMM)
 		v.width = 64;
@@ -300,7 +305,8 @@ static struct arch_fentry_vec rec_vec(unsigned rec)
 
 /* The vector argument registers f's jump function saves: those its
  * prototype uses (rec_vec; registers it takes nothing in are dead at its
- * entry), none when every handler has DYNCALL_FN_NO_VEC. */
+ * entry), none when every handler has DYNCALL_FN_NO_VEC (then a wide
+ * argument's upper half is not saved, so not dead either). */
 static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 {
 	struct arch_fentry_vec v = rec_vec(f->rec_flags);
@@ -308,6 +314,8 @@ static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 	for (unsigned i = 0; i < f->w.nh; i++)
 		if (!(f->w.fl[i] & DYNCALL_FN_NO_VEC))
 			return v;
+	if (v.n && v.width > 16)
+		v.upper_dead = false;
 	v.n = 0;
 	return v;
 }
@@ -325,6 +333,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	for (j = f->jfs; j; j = j->next)
 		if (j->resume == resume && j->n == n && j->vec.n == vec.n &&
 		    (!vec.n || j->vec.width == vec.width) &&
+		    j->vec.upper_dead == vec.upper_dead &&
 		    !memcmp(j->hd, f->w.h, n * sizeof(f->w.h[0])) &&
 		    !memcmp(j->hd + n, f->w.d, n * sizeof(f->w.d[0])))
 			return j->code;

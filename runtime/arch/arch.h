@@ -312,6 +312,12 @@ bool arch_caller_reloc(uint32_t type, uintptr_t field, uintptr_t *site,
 struct arch_fentry_vec {
 	unsigned n;     /* 0 .. ARCH_FENTRY_VEC_REGS */
 	unsigned width; /* bytes: 16, 32, 64 */
+	/* The compiler's record says what the vector registers carry and
+	 * the saves keep all of it: nothing else in them is live at the
+	 * entry (x86-64: the jump function clears the upper halves,
+	 * vzeroupper, so that its SSE code and the handlers run without
+	 * dirty upper state). */
+	bool upper_dead;
 };
 size_t arch_fentry_jf_size(unsigned n);
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
