@@ -421,16 +421,16 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
 int dyncall_fn_flags(const void *fn, unsigned *flags);
 
 /* Redirects at the call sites (docs/prologues.md, "Redirects at the call
- * sites"; x86-64): while fn is redirected and has no handlers, the direct
- * calls and jumps of fn in its own module that the module's file lists
- * (linked with --emit-relocs: dyncall-cc --dyncall-prologues does) call
- * the target themselves; every other call still reaches it through fn's
- * patched entry.  What the runtime knows of them, in *out:
+ * sites"; x86-64, aarch64): while fn is redirected and has no handlers,
+ * the direct calls and jumps of fn in its own module that the module's
+ * file lists (linked with --emit-relocs: dyncall-cc --dyncall-prologues
+ * does) call the target themselves; every other call still reaches it
+ * through fn's patched entry.  What the runtime knows of them, in *out:
  *   status      DYNCALL_OK: the module's list was read (when a redirect
  *               first needed it); DYNCALL_ERR_NORELOCS: the file lists no
  *               relocations; DYNCALL_ERR_BUILDID: the file is not the
  *               mapped image (no build-id, or another one);
- *               DYNCALL_ERR_UNSUPPORTED: not on this arch; 1: not read yet
+ *               DYNCALL_ERR_UNSUPPORTED: not on this arch (ppc64le)
  *   sites       the listed direct calls and jumps of fn
  *   redirected  how many of them call another function now
  *   skipped     how many the last change could not write (other bytes

@@ -547,3 +547,31 @@ int aarch64_prot(uintptr_t addr, int prot)
 }
 
 /* Function-entry patching: aarch64_prologue.c. */
+
+/*
+ * A caller site from a relocation the linker kept (arch.h
+ * arch_caller_reloc; docs/prologues.md "Redirects at the call sites"):
+ * R_AARCH64_CALL26 and _JUMP26 are the imm26 of a `bl` or `b` and
+ * nothing else; the word must still be one (the caller then checks that
+ * it branches to exactly S + A: a veneer or a range thunk the linker put
+ * between does not).  Rewritten like a site: one aligned 32-bit store of
+ * a b/bl with another imm26 (arch_branch_plan; B stays B, BL stays BL).
+ */
+#define R_AARCH64_JUMP26_ 282
+#define R_AARCH64_CALL26_ 283
+bool arch_caller_reloc(uint32_t type, uintptr_t field, uintptr_t *site,
+		       enum arch_op *op, int64_t *bias)
+{
+	uint32_t i;
+
+	if ((type != R_AARCH64_CALL26_ && type != R_AARCH64_JUMP26_) ||
+	    (field & 3))
+		return false;
+	i = insn_at(field) & MASK_B;
+	if (i != INSN_BL && i != INSN_B)
+		return false;
+	*site = field;
+	*op = i == INSN_BL ? ARCH_OP_CALL : ARCH_OP_JMP;
+	*bias = 0;
+	return true;
+}

@@ -20,6 +20,9 @@
 /* R-X, plus PROT_BTI where the pages are (or, for the runtime's own
  * regions, may be) BTI-guarded: see aarch64_prot() in aarch64.c. */
 #define ARCH_HAS_FENTRY 1       /* aarch64_prologue.c                  */
+#define ARCH_HAS_CALLERS 1      /* redirects rewrite listed b/bl sites   */
+#define ARCH_CALLER_BEFORE 0    /* the relocation's field is the b/bl    */
+#define ARCH_CALLER_AFTER 4
 #define ARCH_FENTRY_NEAR_SIZE 16 /* the entry's bl target, per 128 MiB  */
 #define ARCH_FENTRY_NEAR_SHARED 1
 #define ARCH_HAS_HOOKS 1        /* hook-list jump functions: aarch64_hooks.c */

@@ -1,5 +1,6 @@
-// Checks redirects at the call sites (docs/prologues.md "Redirects at the call sites", x86-64): a redirect of a function with no handlers rewrites its direct calls and tail jumps in its module (from the relocations the linker kept: dyncall-cc --dyncall-prologues links with -Wl,--emit-relocs) to the target, byte-checked in memory; re-targeting, a handler added and removed, and restore move them back (restore: byte-identical); a recursive function's own call; a DSO's call of its own hidden function (rewritten) and of its default-visibility one (through its PLT: not listed, reached through the entry); a program linked without the table (--dyncall-no-caller-table), without a build-id, and a DSO whose file was replaced after the dlopen (another build-id) get no caller rewriting and the same results. Every function redirected to its own original gives the plain build's output. GCC 12, GCC 11, Clang; PIE and not; -fcf-protection; LTO (Clang with lld, GCC).
+// Checks redirects at the call sites (docs/prologues.md "Redirects at the call sites", x86-64 and aarch64): a redirect of a function with no handlers rewrites its direct calls and tail jumps in its module (from the relocations the linker kept: dyncall-cc --dyncall-prologues links with -Wl,--emit-relocs) to the target, byte-checked in memory; re-targeting, a handler added and removed, and restore move them back (restore: byte-identical); a recursive function's own call; a DSO's call of its own hidden function (rewritten) and of its default-visibility one (through its PLT: not listed, reached through the entry); a program linked without the table (--dyncall-no-caller-table), without a build-id, and a DSO whose file was replaced after the dlopen (another build-id) get no caller rewriting and the same results. Every function redirected to its own original gives the plain build's output. GCC 12, GCC 11, Clang; PIE and not; -fcf-protection; LTO (Clang with lld, GCC); aarch64 GCC 12 and Clang (BTI) under qemu.
 // REQUIRES: x86_64, dyncall-runtime
+// (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %clang -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/plain-lib.so
 // RUN: %clang -O2 -I%src_root/include %s -o %t/plain -ldl %libdyncall_ldflags
@@ -77,6 +78,20 @@
 // restore is refused and f stays redirected (the site goes where the other
 // patcher put it, every other call reaches g through f's entry).
 // RUN: env DYNCALL_TEXT_WRITE=mprotect CALLERS_FOREIGN=1 %t/gcc %t/gcc-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE,FOREIGN
+//
+// aarch64 under qemu (GCC 12 and Clang, BTI): `bl`/`b` rewritten by one
+// 32-bit store each.
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues -O2 -ffunction-sections %s -o %t/a64-gcc -ldl %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/a64-gcc-lib.so %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 %t/a64-gcc %t/a64-gcc-lib.so > %t/a64-gcc.out %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE < %t/a64-gcc.out %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ grep '^results' %t/a64-gcc.out | diff %t/plain.out - %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 -E CALLERS_FOREIGN=1 %t/a64-gcc %t/a64-gcc-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE,FOREIGN %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -mbranch-protection=standard -O2 -ffunction-sections %s -o %t/a64-clang -ldl %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -mbranch-protection=standard -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/a64-clang-lib.so %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t/a64-clang %t/a64-clang-lib.so > %t/a64-clang.out %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE < %t/a64-clang.out %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ grep '^results' %t/a64-clang.out | diff %t/plain.out - %}
 //
 // Without -ffunction-sections GNU as resolves GCC's `jmp f` to a function
 // of the same section itself: no relocation, so the tail jump is not
@@ -202,9 +217,13 @@ static void handler(void *fn, void *ret, void *data, struct dyncall_regs *r)
 	(void)fn, (void)ret, (void)data, (void)r;
 }
 
-/* The first `op rel32` (e8 call, e9 jmp) in fn's first 256 bytes that
- * goes to dest. */
-static unsigned char *find_site(void *fn, void *dest, unsigned char op)
+#if defined(__x86_64__)
+#define OP_CALL 0xe8 /* call rel32 */
+#define OP_JMP 0xe9  /* jmp rel32 */
+#define INSN_LEN 5
+
+/* The first `op rel32` in fn's first 256 bytes that goes to dest. */
+static unsigned char *find_site(void *fn, void *dest, unsigned op)
 {
 	unsigned char *p = fn;
 
@@ -228,6 +247,67 @@ static int goes(const unsigned char *site, void *dest)
 	memcpy(&d, site + 1, 4);
 	return site + 5 + d == (const unsigned char *)dest;
 }
+
+/* The branch at site, as another patcher would write it, to dest. */
+static void encode(unsigned char *insn, const unsigned char *site,
+		   void *dest)
+{
+	int32_t d = (int32_t)((unsigned char *)dest - (site + 5));
+
+	insn[0] = site[0];
+	memcpy(insn + 1, &d, 4);
+}
+#elif defined(__aarch64__)
+#define OP_CALL 0x94000000u /* bl */
+#define OP_JMP 0x14000000u  /* b */
+#define INSN_LEN 4
+
+static unsigned char *b_dest(const unsigned char *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	return (unsigned char *)p +
+	       ((int64_t)((int32_t)(w << 6) >> 6) * 4);
+}
+
+static unsigned char *find_site(void *fn, void *dest, unsigned op)
+{
+	unsigned char *p = fn;
+
+	for (int i = 0; i < 256; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, p + i, 4);
+		if ((w & 0xfc000000u) == op &&
+		    b_dest(p + i) == (unsigned char *)dest)
+			return p + i;
+	}
+	return NULL;
+}
+
+static int goes(const unsigned char *site, void *dest)
+{
+	uint32_t w;
+
+	if (!site)
+		return 0;
+	memcpy(&w, site, 4);
+	return (w & 0x7c000000u) == 0x14000000u &&
+	       b_dest(site) == (unsigned char *)dest;
+}
+
+static void encode(unsigned char *insn, const unsigned char *site,
+		   void *dest)
+{
+	uint32_t w;
+
+	memcpy(&w, site, 4);
+	w = (w & 0xfc000000u) |
+	    ((uint32_t)(((unsigned char *)dest - site) / 4) & 0x03ffffffu);
+	memcpy(insn, &w, 4);
+}
+#endif
 
 /* f: its sites are caller's, tail's and however many calls of f the
  * compiler left in main's results() */
@@ -271,10 +351,12 @@ static void results(long (*lcaller)(long), long (*lpubcaller)(long))
 static void foreign_write(unsigned char *site, void *dest)
 {
 	uintptr_t pg = (uintptr_t)site & ~(uintptr_t)4095;
-	int32_t d = (int32_t)((unsigned char *)dest - (site + 5));
+	unsigned char insn[INSN_LEN];
 
+	encode(insn, site, dest);
 	mprotect((void *)pg, 8192, PROT_READ | PROT_WRITE | PROT_EXEC);
-	memcpy(site + 1, &d, 4);
+	memcpy(site, insn, INSN_LEN);
+	__builtin___clear_cache((char *)site, (char *)site + INSN_LEN);
 	mprotect((void *)pg, 8192, PROT_READ | PROT_EXEC);
 }
 
@@ -298,8 +380,8 @@ static void foreign(unsigned char *sc, const unsigned char *bc,
 	foreign_write(sc, g);
 	printf("put back: restore f %d\n", dyncall_fn_restore(f));
 	calls();
-	printf("\nbytes: caller, tail as built %d %d\n", !memcmp(sc, bc, 5),
-	       !memcmp(st, bt, 5));
+	printf("\nbytes: caller, tail as built %d %d\n", !memcmp(sc, bc, INSN_LEN),
+	       !memcmp(st, bt, INSN_LEN));
 }
 
 int main(int argc, char **argv)
@@ -325,18 +407,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	results(lcaller, lpubcaller);
-	sc = find_site(caller, f, 0xe8);
-	st = find_site(tail, f, 0xe9);
-	sr = find_site(rec, rec, 0xe8);
-	sl = find_site(lcaller, lf, 0xe8);
+	sc = find_site(caller, f, OP_CALL);
+	st = find_site(tail, f, OP_JMP);
+	sr = find_site(rec, rec, OP_CALL);
+	sl = find_site(lcaller, lf, OP_CALL);
 	printf("sites found: caller %d tail %d rec %d lcaller %d\n", !!sc, !!st,
 	       !!sr, !!sl);
 	if (!sc || !st || !sr || !sl)
 		return 1;
-	memcpy(bc, sc, 5);
-	memcpy(bt, st, 5);
-	memcpy(br, sr, 5);
-	memcpy(bl, sl, 5);
+	memcpy(bc, sc, INSN_LEN);
+	memcpy(bt, st, INSN_LEN);
+	memcpy(br, sr, INSN_LEN);
+	memcpy(bl, sl, INSN_LEN);
 
 	printf("redirect f -> g: %d\n", dyncall_fn_redirect(f, g));
 	calls();
@@ -357,15 +439,15 @@ int main(int argc, char **argv)
 	       goes(st, g2));
 	printf("restore f: %d\n", dyncall_fn_restore(f));
 	calls();
-	printf("\nbytes: caller, tail as built %d %d\n", !memcmp(sc, bc, 5),
-	       !memcmp(st, bt, 5));
+	printf("\nbytes: caller, tail as built %d %d\n", !memcmp(sc, bc, INSN_LEN),
+	       !memcmp(st, bt, INSN_LEN));
 
 	printf("redirect rec -> rec_v2: %d", dyncall_fn_redirect(rec, rec_v2));
 	printf(" rec(12) ok %d\n", rec(12) == rec_ref(12));
 	printf("rec: rewritten %d\n", goes(sr, rec_v2));
 	printf("restore rec: %d", dyncall_fn_restore(rec));
 	printf(" rec(12) ok %d as built %d\n", rec(12) == rec_plain(12),
-	       !memcmp(sr, br, 5));
+	       !memcmp(sr, br, INSN_LEN));
 
 	printf("redirect lf -> lg: %d\n", dyncall_fn_redirect(lf, lg));
 	printf("lcaller %ld lpubcaller %ld\n", lcaller(1), lpubcaller(1));
@@ -377,7 +459,7 @@ int main(int argc, char **argv)
 	printf("restore lf, lpub: %d", dyncall_fn_restore(lf));
 	printf(" %d\n", dyncall_fn_restore(lpub));
 	printf("lcaller %ld lpubcaller %ld\n", lcaller(1), lpubcaller(1));
-	printf("bytes: lcaller as built %d\n", !memcmp(sl, bl, 5));
+	printf("bytes: lcaller as built %d\n", !memcmp(sl, bl, INSN_LEN));
 
 	if (getenv("CALLERS_FOREIGN"))
 		foreign(sc, bc, st, bt);
