@@ -17,6 +17,14 @@
 // but C (and fastcc, the optimizer's for internal functions) gets no
 // record: the runtime's safe default (xmm0-7 saved).
 //
+// The same pass aligns every patchable function with pre-entry NOPs to 8
+// bytes (alignPatchable): the runtime's slot is those NOPs, replaced with
+// one aligned 8-byte store.  -falign-functions=8 (what dyncall-cc adds)
+// reaches only the functions clang generates through a declaration: the
+// ones it makes itself (a C++ unit's static initializer _GLOBAL__sub_I_*)
+// kept the target's minimum (aarch64: 4; x86-64 -Os: 1) and the runtime
+// refused them with DYNCALL_ERR_ALIGN (muParser, docs/prologues.md).
+//
 //===----------------------------------------------------------------------===//
 
 #include "FnRecords.h"
@@ -178,9 +186,30 @@ bool emitFnRecords(Module &M) {
   return true;
 }
 
+bool alignPatchable(Module &M) {
+  Triple T(M.getTargetTriple());
+  if ((T.getArch() != Triple::x86_64 && T.getArch() != Triple::aarch64) ||
+      !T.isOSBinFormatELF())
+    return false;
+  bool Changed = false;
+  for (Function &F : M) {
+    Attribute Pre = F.getFnAttribute("patchable-function-prefix");
+    unsigned N = 0;
+    if (F.isDeclaration() || !patchable(F) || !Pre.isValid() ||
+        Pre.getValueAsString().getAsInteger(10, N) || N == 0)
+      continue;
+    if (F.getAlign().valueOrOne() < Align(8)) {
+      F.setAlignment(Align(8));
+      Changed = true;
+    }
+  }
+  return Changed;
+}
+
 PreservedAnalyses FnRecordsPass::run(Module &M, ModuleAnalysisManager &) {
-  return emitFnRecords(M) ? PreservedAnalyses::none()
-                          : PreservedAnalyses::all();
+  bool Aligned = alignPatchable(M);
+  return emitFnRecords(M) || Aligned ? PreservedAnalyses::none()
+                                     : PreservedAnalyses::all();
 }
 
 } // namespace dyncall

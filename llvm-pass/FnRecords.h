@@ -20,8 +20,10 @@ struct FnVecUse {
 };
 bool fnVecUse(const llvm::Function &F, FnVecUse &U);
 bool emitFnRecords(llvm::Module &M);
+bool alignPatchable(llvm::Module &M);
 
-/// __dyncall_fn_records for the module's patchable functions (FnRecords.cpp).
+/// __dyncall_fn_records for the module's patchable functions, and their
+/// pre-entry NOPs 8-byte aligned (FnRecords.cpp).
 struct FnRecordsPass : llvm::PassInfoMixin<FnRecordsPass> {
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
   static bool isRequired() { return true; }

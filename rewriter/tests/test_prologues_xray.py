@@ -34,13 +34,20 @@ __xray_FunctionEntry:
 
 SLED = "\tb 1f\n\tnop\n\tstd 0, -8(1)\n\tmflr 0\n\tbl __xray_FunctionEntry\n\tnop\n\tmtlr 0\n1:\n"
 TOC = "\taddis 2, 12, .TOC.-{name}@ha\n\taddi 2, 2, .TOC.-{name}@l\n\t.localentry {name}, 8\n"
+# the other two global-entry TOC set-ups (runtime/arch/ppc64le_gep.h):
+# -mcmodel=large (the offset in a literal before the function) and a non-PIC
+# executable's absolute .TOC. (GNU ld's rewrite; the constant stands for it: -pie here)
+TOC_LARGE = "\tld 2, -8(12)\n\tadd 2, 2, 12\n\t.localentry {name}, 8\n"
+TOC_LIS = "\tlis 2, 2\n\taddi 2, 2, -32512\n\t.localentry {name}, 8\n"
 
 
-def fn(name: str, toc: bool = False, sled: str = SLED, before: str = "") -> str:
-    """A function with an entry sled labelled .Lsled_<name>."""
-    pro = TOC.format(name=name) if toc else ""
+def fn(name: str, toc: bool | str = False, sled: str = SLED, before: str = "") -> str:
+    """A function with an entry sled labelled .Lsled_<name>; toc: True (the
+    addis/addi TOC set-up) or the template of another."""
+    pro = (TOC if toc is True else toc).format(name=name) if toc else ""
+    lit = f"\t.p2align 3\n\t.quad .TOC.-{name}\n" if pro.startswith("\tld 2") else "\t.p2align 4\n"
     return (
-        f"\t.text\n\t.p2align 4\n\t.globl {name}\n\t.type {name},@function\n{name}:\n{pro}{before}"
+        f"\t.text\n{lit}\t.globl {name}\n\t.type {name},@function\n{name}:\n{pro}{before}"
         f".Lsled_{name}:\n{sled}\taddi 3, 3, 1\n\tblr\n\t.size {name}, .-{name}\n"
     )
 
@@ -100,6 +107,20 @@ def test_clean_sleds(tmp_path: object) -> None:
         if p.record is not None
     }
     assert got == {"toc_f": (8, 0 + 28, True, "xray"), "leaf_f": (0, 28, True, "xray")}
+
+
+@needs_clang
+@pytest.mark.parametrize("tmpl", [TOC_LARGE, TOC_LIS], ids=["large", "lis"])
+def test_other_toc_setups(tmp_path: object, tmpl: str) -> None:
+    """A sled at the local entry after `ld r2,-8(r12); add r2,r2,r12` or
+    `lis r2; addi r2,r2`: at the function's local entry, as after addis/addi
+    (it was DC063, "not at the function's entry")."""
+    asm = fn("big_f", toc=tmpl) + entry(".Lsled_big_f", "big_f")
+    an = check(Image.load(build(str(tmp_path), "toc", asm)))
+    assert an.diagnostics == []
+    [p] = an.prologues
+    assert p.record is not None and p.function is not None
+    assert (an.image.symbolize(p.function), p.record - p.function, p.hookable) == ("big_f", 8, True)
 
 
 @needs_clang

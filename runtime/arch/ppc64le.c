@@ -35,7 +35,8 @@
  *     multi-TOC needs a GOT > 64 KiB entries, whose cross-TOC calls go
  *     through its own stubs) and within +-32 MiB, entering T's local
  *     entry (past its `addis r2,r12,..; addi r2,r2,..` global-entry
- *     prologue); a T without that prologue goes through a far stub;
+ *     prologue, or one of ppc64le_gep.h's other two forms); a T without
+ *     such a prologue goes through a far stub;
  *   - everything else (guard stubs, far stubs, the slow path) enters T at
  *     its global entry with r12 = T, through ctr, which is correct for
  *     any T in any module: T sets up its own r2 and the site's
@@ -48,6 +49,7 @@
 
 #include "../internal.h"
 #include "arch.h"
+#include "ppc64le_gep.h"
 
 /* Instructions, with their assembly. */
 #define INSN_B 0x48000000u          /* b <li24>                        */
@@ -67,9 +69,6 @@
 #define INSN_CMPD_R11_R12 0x7c2b6000u /* cmpd r11, r12                 */
 #define INSN_BNE 0x40820000u        /* bne cr0, <bd14>                 */
 #define INSN_TRAP 0x7fe00008u       /* trap                            */
-#define INSN_ADDIS_R2_R12 0x3c4c0000u /* addis r2, r12, <imm16>        */
-#define INSN_ADDI_R2_R2 0x38420000u /* addi r2, r2, <imm16>            */
-#define MASK_HI16 0xffff0000u
 #define INSN_STD_R2 0xf8410018u     /* std r2, 24(r1) (TOC-save stub)  */
 #define INSN_LD_R2 0xe8410018u      /* ld r2, 24(r1) (after the bl)    */
 #define INSN_B_8 0x48000008u        /* b .+8 (a cond site, unset)      */
@@ -117,12 +116,11 @@ static uint32_t enc_b(uint32_t opc, uintptr_t at, uintptr_t dest)
 	return opc | ((uint32_t)(int64_t)(dest - at) & LI24);
 }
 
-/* The global-entry prologue `addis r2,r12,hi; addi r2,r2,lo` at f? */
+/* A global-entry prologue at f (`addis r2,r12,hi; addi r2,r2,lo`, or
+ * ppc64le_gep.h's other two forms), its local entry at f+8? */
 static bool has_toc_prologue(uintptr_t f)
 {
-	return !(f & 3) &&
-	       (insn_at(f) & MASK_HI16) == INSN_ADDIS_R2_R12 &&
-	       (insn_at(f + 4) & MASK_HI16) == INSN_ADDI_R2_R2;
+	return !(f & 3) && ppc64le_gep_toc(f) != 0;
 }
 
 /*

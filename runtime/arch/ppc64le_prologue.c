@@ -13,7 +13,9 @@
  *   rec = site:  60000000  nop                             needs its TOC
  *   rec+4:       the body                                  (local entry)
  *
- * (A function that needs no TOC has only the nop at its one entry.)
+ * (A function that needs no TOC has only the nop at its one entry.  The
+ * TOC set-up may also be `lis r2; addi r2,r2` in a non-PIC executable or
+ * `ld r2,-8(r12); add r2,r2,r12` with -mcmodel=large: ppc64le_gep.h.)
  * Clang's route: the first word of its XRay entry sled, `b .+28`, takes
  * the place of the nop (arch_fentry_probe_xray, below).
  * Patched:
@@ -63,6 +65,7 @@
 #include "../internal.h"
 #include "arch.h"
 #include "fentry32.h"
+#include "ppc64le_gep.h"
 
 /* Instructions, with their assembly. */
 #define INSN_NOP 0x60000000u /* nop */
@@ -79,9 +82,6 @@
 #define INSN_LD_R12_16 0xe98c0010u /* ld r12, 16(r12) */
 #define INSN_LD_R2_16 0xe84c0010u /* ld r2, 16(r12) */
 #define INSN_LD_R12_24 0xe98c0018u /* ld r12, 24(r12) */
-#define INSN_ADDIS_R2_R12 0x3c4c0000u /* addis r2, r12, <hi> */
-#define INSN_ADDI_R2_R2 0x38420000u /* addi r2, r2, <lo> */
-#define MASK_IMM16 0xffff0000u
 
 /* Clang's XRay entry sled (clang -fxray-instrument, ppc64le): */
 #define INSN_B_SLED 0x4800001cu /* b .+28: over the sled (its "NOPs") */
@@ -114,16 +114,12 @@ static uint32_t enc_b(uintptr_t at, uintptr_t to)
 	return INSN_B | ((uint32_t)(to - at) & MASK_LI);
 }
 
-/* The TOC a global entry at g sets up (addis/addi from r12), or 0. */
+/* The TOC a global entry at g sets up (ppc64le_gep.h: addis/addi from
+ * r12, lis/addi in a non-PIC executable, the large code model's ld/add),
+ * or 0. */
 static uintptr_t gep_toc(uintptr_t g)
 {
-	uint32_t hi = word(g), lo = word(g + 4);
-
-	if ((hi & MASK_IMM16) != INSN_ADDIS_R2_R12 ||
-	    (lo & MASK_IMM16) != INSN_ADDI_R2_R2)
-		return 0;
-	return g + ((intptr_t)(int16_t)(hi & 0xffff) << 16) +
-	       (intptr_t)(int16_t)(lo & 0xffff);
+	return ppc64le_gep_toc(g);
 }
 
 int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)

@@ -214,8 +214,8 @@ hookall_lib() {
 }
 
 # hookall_sum CONFIG PROGRAM LABEL REPORT: the per-process lines of hook-all.so
-# summed; fails when a patch failed, when nothing was patched or (modes with a
-# handler) when no handler ran.
+# summed; fails when a function was refused or a patch failed, when nothing
+# was patched or (modes with a handler) when no handler ran.
 hookall_sum() {
   local name=$1 prog=$2 label=$3 rep=$4 line
   if [ ! -s "$rep" ]; then bad "$name/$prog: $label: no hook-all report"; return 1; fi
@@ -224,11 +224,15 @@ hookall_sum() {
                 ref += v["refused"]; fail += v["failed"]; calls += v["calls"] }
               END { printf "%d processes, up to %d functions registered, %d patched, %d refused, %d failed, %d handler calls", p, fns, pat, ref, fail, calls }' "$rep")
   echo "$line" > "${rep%.txt}.sum"
-  local pat fail calls
+  local pat ref fail calls
   pat=$(sed -n 's/.* \([0-9]*\) patched.*/\1/p' <<< "$line")
+  ref=$(sed -n 's/.* \([0-9]*\) refused.*/\1/p' <<< "$line")
   fail=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<< "$line")
   calls=$(sed -n 's/.* \([0-9]*\) handler calls/\1/p' <<< "$line")
-  if [ "$pat" -gt 0 ] && [ "$fail" = 0 ] && { [ "$label" = redirect ] || [ "$calls" -gt 0 ]; }; then
+  # refused: registered with a status (dyncall_fn_info), e.g. a function
+  # whose slot is not 8-byte aligned (DYNCALL_ERR_ALIGN)
+  if [ "$pat" -gt 0 ] && [ "$ref" = 0 ] && [ "$fail" = 0 ] \
+      && { [ "$label" = redirect ] || [ "$calls" -gt 0 ]; }; then
     ok "$name/$prog: $label: $line"
   else bad "$name/$prog: $label: $line"; return 1; fi
 }

@@ -5,12 +5,7 @@
 # Used by build.sh and bench/compile_time_sqlite.py. Exit 3: no sources.
 # Environment: BUILD_DIR (default build).
 set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD_DIR:-$root/build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-export BUILD_DIR=$build
-rw=$build/realworld
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 amal=$rw/sqlite3-amalgamation
 [ -f "$amal/sqlite3.c" ] && exit 0
 "$here/fetch.sh" || exit $?

@@ -36,12 +36,7 @@
 # Environment: BUILD_DIR (default build).
 set -euo pipefail
 shopt -s inherit_errexit
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD_DIR:-$root/build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-export BUILD_DIR=$build
-rw=$build/realworld
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 usage() { echo "usage: $0 VARIANT COMPILER [sqlite|expat|tinyxml2]..." >&2; exit 2; }
 [ $# -ge 2 ] || usage

@@ -20,18 +20,9 @@
 # Ends with `realworld-prologues: N passed, N failed`.
 # Environment: BUILD_DIR (default build), REALWORLD_PFE_SIZE.
 set -uo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD_DIR:-$root/build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-export BUILD_DIR=$build
-rw=$build/realworld
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 size=${REALWORLD_PFE_SIZE:-25}
-compilers=("$@"); [ ${#compilers[@]} -gt 0 ] || compilers=(clang-19 gcc-12)
-pass=0 fail=0
-ok() { echo "PASS: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+verify_setup "$@"
 "$here/genxml.py" "$work/doc.xml" 1
 
 hk=$rw/hook-all.so

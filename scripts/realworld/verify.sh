@@ -18,18 +18,9 @@
 # (no PIs) prints the same line; dyncall-rewrite check clean on both.
 # Ends with `realworld: N passed, N failed`.
 set -uo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD_DIR:-$root/build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-export BUILD_DIR=$build
-rw=$build/realworld
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 size=${REALWORLD_SIZE:-100}
-compilers=("$@"); [ ${#compilers[@]} -gt 0 ] || compilers=(clang-19 gcc-12)
-pass=0 fail=0
-ok() { echo "PASS: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+verify_setup "$@"
 "$here/genxml.py" "$work/doc.xml" 4
 "$here/genxml.py" --no-pi "$work/doc-nopi.xml" 4
 tx_run() {  # tx_run DIR OUT ENV...: xmltest of DIR in a fresh copy of resources/ under OUT

@@ -25,8 +25,9 @@
  *   empty     every function hooked by a handler that does nothing (what
  *             bench/realworld_prologues.py times: the cost of the jump
  *             function and the call alone)
- * A module loaded later through dlopen (this library wraps it) gets the
- * same for its functions that are still untouched.
+ * A module loaded later through dlopen (this library wraps it, finding
+ * the file as the caller would: see dlopen below) gets the same for its
+ * functions that are still untouched.
  * HOOKALL_REPORT=FILE: at exit, one line appended per process:
  *   hookall: mode=M fns=N patched=N refused=N failed=N calls=N
  * fns: functions registered; patched: those the mode changed; refused:
@@ -36,6 +37,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,17 +266,165 @@ __attribute__((constructor)) static void hookall_init(void)
 	atexit(report);
 }
 
-/* dlopen: the new module's functions too. (The real dlopen sees this
- * library as its caller: a DT_RUNPATH of the calling module is not
- * searched. None of the programs this runs relies on one.) */
+/*
+ * dlopen: the new module's functions too.  The wrapper calls the real
+ * dlopen, which sees this library as its caller; what glibc takes from
+ * the caller is done here for it, so that the program loads what it would
+ * load without this library:
+ *   - a name without '/' is looked up in the caller module's search list
+ *     (dlinfo RTLD_DI_SERINFO of the caller: its DT_RPATH and its loaders'
+ *     when it has no DT_RUNPATH, LD_LIBRARY_PATH, its DT_RUNPATH, in
+ *     ld.so's order, then the default directories), the first file there
+ *     with this process's ELF class and machine passed by its path; the
+ *     list's tail that this library's own list ends with too (the default
+ *     directories, which ld.so searches after ld.so.cache) is left to the
+ *     real dlopen, which gets a name found nowhere before it as it is;
+ *   - $ORIGIN and ${ORIGIN} are replaced with the caller's directory.
+ * (The rtld-audit interface would leave the caller alone, but its
+ * la_activity(LA_ACT_CONSISTENT) comes before the new objects are
+ * relocated and initialized, in glibc's dl_open_worker: the runtime would
+ * read unrelocated __patchable_function_entries records.)
+ * Left out: $LIB and $PLATFORM (passed as they are), and this library's
+ * own DT_RUNPATH, which the real dlopen also searches for a name found in
+ * none of the caller's directories.
+ */
+static void *(*real_dlopen)(const char *, int);
+
+/* Does path name an ELF file of this process's class and machine (what
+ * ld.so checks before it takes a file from a search directory)? */
+static int elf_fits(const char *path)
+{
+	static const unsigned char *self;
+	unsigned char h[20];
+	int fd, ok;
+
+	if (!self) {
+		Dl_info me;
+
+		if (!dladdr((void *)elf_fits, &me) || !me.dli_fbase)
+			return 0;
+		self = me.dli_fbase; /* our own ELF header, mapped */
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ok = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
+	     !memcmp(h, self, 5) /* magic, class */ &&
+	     !memcmp(h + 18, self + 18, 2) /* e_machine */;
+	close(fd);
+	return ok;
+}
+
+/* The search list of the module with handle h (malloc'ed), or NULL. */
+static Dl_serinfo *serinfo(void *h)
+{
+	Dl_serinfo sz, *si;
+
+	if (dlinfo(h, RTLD_DI_SERINFOSIZE, &sz) || !(si = malloc(sz.dls_size)))
+		return NULL;
+	if (dlinfo(h, RTLD_DI_SERINFOSIZE, si) || dlinfo(h, RTLD_DI_SERINFO, si)) {
+		free(si);
+		return NULL;
+	}
+	return si;
+}
+
+/* The handle of the module containing addr, and its link map. */
+static void *module_of(const void *addr, struct link_map **map)
+{
+	Dl_info info;
+
+	*map = NULL;
+	if (!dladdr1(addr, &info, (void **)map, RTLD_DL_LINKMAP) || !*map)
+		return NULL;
+	/* (the main program's name is empty) */
+	return real_dlopen((*map)->l_name[0] ? (*map)->l_name : NULL,
+			   RTLD_LAZY | RTLD_NOLOAD);
+}
+
+/* The directory of the module's file, as ld.so takes it for $ORIGIN (the
+ * main program: /proc/self/exe; glibc's dlinfo RTLD_DI_ORIGIN crashes on
+ * a module whose origin ld.so has not needed yet). */
+static int origin_of(const struct link_map *map, char *buf, size_t size)
+{
+	ssize_t n;
+	char *slash;
+
+	if (map->l_name[0]) {
+		if (snprintf(buf, size, "%s", map->l_name) >= (int)size)
+			return 0;
+	} else {
+		n = readlink("/proc/self/exe", buf, size - 1);
+		if (n <= 0)
+			return 0;
+		buf[n] = 0;
+	}
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return 0;
+	*slash = 0;
+	return 1;
+}
+
+/* What the caller at address `caller` would have dlopen'ed for `file`:
+ * file itself, or a path in buf. */
+static const char *as_caller(const char *file, const void *caller, char *buf,
+			     size_t size)
+{
+	Dl_serinfo *si = NULL, *own = NULL;
+	struct link_map *map, *ownmap;
+	const char *ret = file, *d;
+	void *h, *me = NULL;
+
+	if (!file || (!strchr(file, '$') && strchr(file, '/')) ||
+	    !(h = module_of(caller, &map)))
+		return file;
+	if ((d = strstr(file, "$ORIGIN")) || (d = strstr(file, "${ORIGIN}"))) {
+		char origin[4096];
+		size_t n = d[1] == '{' ? 9 : 7;
+
+		if (origin_of(map, origin, sizeof(origin)) &&
+		    snprintf(buf, size, "%.*s%s%s", (int)(d - file), file,
+			     origin, d + n) < (int)size)
+			ret = buf; /* one $ORIGIN: what these programs use */
+	} else if (!strchr(file, '/') && (si = serinfo(h)) &&
+		   (me = module_of((const void *)as_caller, &ownmap)) &&
+		   (own = serinfo(me))) {
+		unsigned n = si->dls_cnt, k = own->dls_cnt;
+
+		/* leave out the common tail: the default directories */
+		while (n && k &&
+		       !strcmp(si->dls_serpath[n - 1].dls_name,
+			       own->dls_serpath[k - 1].dls_name))
+			n--, k--;
+		for (unsigned i = 0; i < n; i++)
+			if (snprintf(buf, size, "%s/%s",
+				     si->dls_serpath[i].dls_name,
+				     file) < (int)size &&
+			    elf_fits(buf)) {
+				ret = buf;
+				break;
+			}
+	}
+	free(si);
+	free(own);
+	if (me)
+		dlclose(me);
+	dlclose(h);
+	(void)map, (void)ownmap;
+	return ret;
+}
+
 void *dlopen(const char *file, int flags)
 {
-	static void *(*real)(const char *, int);
+	const void *caller = __builtin_return_address(0);
+	char path[4096];
 	void *h;
 
-	if (!real)
-		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-	h = real(file, flags);
+	if (!real_dlopen)
+		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT,
+								  "dlopen");
+	h = real_dlopen(as_caller(file, caller, path, sizeof(path)), flags);
 	if (h && active) {
 		pthread_mutex_lock(&lock);
 		install();

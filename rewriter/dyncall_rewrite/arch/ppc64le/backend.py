@@ -43,6 +43,7 @@ from dyncall_rewrite.arch import Branch, ColumnHooks, Trampoline
 from dyncall_rewrite.arch.fixed32.backend import WORD, FixedWidthBackend, sext
 from dyncall_rewrite.arch.ppc64le.enc import (
     COND_TRAMP_SIZE,
+    INSN_ADD_R2_R2_R12,
     INSN_ADDI_R2_R2,
     INSN_ADDIS_R2_R12,
     INSN_B,
@@ -51,6 +52,8 @@ from dyncall_rewrite.arch.ppc64le.enc import (
     INSN_BL,
     INSN_CMPDI_R11_0,
     INSN_LD_R2,
+    INSN_LD_R2_M8_R12,
+    INSN_LIS_R2,
     INSN_MR_R12_R11,
     INSN_MTCTR_R11,
     INSN_NOP,
@@ -100,10 +103,16 @@ class PPC64LE(FixedWidthBackend):
 
     # -- TOC and prefix rules ---------------------------------------------
     def has_toc_prologue(self, f: int) -> bool:
-        """Does f start with the global-entry prologue `addis r2,r12,..;
-        addi r2,r2,..` (local entry at f+8)?"""
+        """Does f start with a global-entry prologue (local entry at f+8):
+        `addis r2,r12,..; addi r2,r2,..`, GNU ld's `lis r2,..; addi r2,r2,..`
+        of a non-PIC executable, or -mcmodel=large's `ld r2,-8(r12); add
+        r2,r2,r12` (runtime/arch/ppc64le_gep.h)?"""
         w = self.words(f, 2) if f % WORD == 0 else None
-        return w is not None and w[0] & MASK_HI16 == INSN_ADDIS_R2_R12 and w[1] & MASK_HI16 == INSN_ADDI_R2_R2
+        if w is None:
+            return False
+        if w[0] == INSN_LD_R2_M8_R12:
+            return w[1] == INSN_ADD_R2_R2_R12
+        return w[0] & MASK_HI16 in (INSN_ADDIS_R2_R12, INSN_LIS_R2) and w[1] & MASK_HI16 == INSN_ADDI_R2_R2
 
     def local_entry(self, f: int) -> int | None:
         return f + LOCAL_ENTRY if self.has_toc_prologue(f) else None
@@ -259,8 +268,9 @@ class PPC64LE(FixedWidthBackend):
     def resolve_problem(self, at: int, target: int) -> str | None:
         if not self.has_toc_prologue(target):
             return (
-                "the target has no global-entry TOC prologue (addis r2,r12; addi r2,r2): it is"
-                " only entered at its global entry with r12 set, through the runtime's stub"
+                "the target has no global-entry TOC prologue (addis r2,r12; addi r2,r2, or the lis"
+                " and ld forms): it is only entered at its global entry with r12 set, through the"
+                " runtime's stub"
             )
         if not fits24(at, target + LOCAL_ENTRY):
             d = target + LOCAL_ENTRY - at

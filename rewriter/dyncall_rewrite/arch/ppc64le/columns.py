@@ -21,12 +21,15 @@ from dyncall_rewrite.arch.fixed32.columns import (
     sext,
 )
 from dyncall_rewrite.arch.ppc64le.enc import (
+    INSN_ADD_R2_R2_R12,
     INSN_ADDI_R2_R2,
     INSN_ADDIS_R2_R12,
     INSN_B,
     INSN_BCTR,
     INSN_BL,
     INSN_LD_R2,
+    INSN_LD_R2_M8_R12,
+    INSN_LIS_R2,
     INSN_MR_R12_R11,
     INSN_MTCTR_R11,
     INSN_STD_R2,
@@ -48,12 +51,10 @@ class PPC64LEColumns(Fixed32Columns):
     # -- TOC and prefix rules (PPC64LE.has_toc_prologue, is_suffix, _stub_target)
     def has_toc_prologue(self, f: np.ndarray) -> np.ndarray:
         ok, w = self.words(f, 2)
-        return (
-            ok
-            & (f % WORD == 0)
-            & (w[:, 0] & MASK_HI16 == INSN_ADDIS_R2_R12)
-            & (w[:, 1] & MASK_HI16 == INSN_ADDI_R2_R2)
-        )
+        hi = w[:, 0] & MASK_HI16
+        addi = ((hi == INSN_ADDIS_R2_R12) | (hi == INSN_LIS_R2)) & (w[:, 1] & MASK_HI16 == INSN_ADDI_R2_R2)
+        large = (w[:, 0] == INSN_LD_R2_M8_R12) & (w[:, 1] == INSN_ADD_R2_R2_R12)
+        return ok & (f % WORD == 0) & (addi | large)
 
     def is_suffix(self, addr: np.ndarray) -> np.ndarray:
         ok, w = self.words(addr - WORD, 1)
