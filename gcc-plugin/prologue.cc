@@ -175,6 +175,64 @@ DYNCALL_PASS(dyncall_pfe_nop, rtl_opt_pass, RTL_PASS, "dyncall_pfe_nop",
 	     OPTGROUP_NONE, 0)
 #endif
 
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
+/*
+ * What callers may assume of a patchable function.  GCC compiles a unit's
+ * callees before their callers and, for a callee that binds locally,
+ * publishes what its final code needs: the registers it clobbers
+ * (-fipa-ra: callers keep values in the caller-saved registers it leaves
+ * alone, x86-64 and aarch64) and the stack alignment it needs
+ * (-fipa-stack-alignment: callers call it with %rsp 8-aligned).  A hooked
+ * function runs handlers, a redirected one another function: neither
+ * holds.  GCC gives both up when -fpatchable-function-entry is on the
+ * command line (--dyncall-prologues), but not for a function that has
+ * the area by its attribute (DYNCALL_PATCHABLE): a caller in the same
+ * unit then lost its values (and called the redirect target with a
+ * misaligned stack) once the function was redirected
+ * (test/prologues/selective-callers.c).  So for every function with a
+ * patchable area the plugin forgets what final published, after "final"
+ * (the registers) and after "*clean_state" (the alignment): what callers
+ * assume of any function they know nothing about.
+ */
+static tree pfe_unknown_decl;
+
+static bool dyncall_pfe_regs_gate(function *)
+{
+	return crtl->patch_area_size > 0;
+}
+
+static unsigned int dyncall_pfe_regs_execute(function *)
+{
+	cgraph_rtl_info *info = cgraph_node::rtl_info(current_function_decl);
+
+	if (info)
+		SET_HARD_REG_SET(info->function_used_regs);
+	pfe_unknown_decl = current_function_decl;
+	return 0;
+}
+
+DYNCALL_PASS(dyncall_pfe_regs, rtl_opt_pass, RTL_PASS, "dyncall_pfe_regs",
+	     OPTGROUP_NONE, 0)
+
+static bool dyncall_pfe_align_gate(function *)
+{
+	return pfe_unknown_decl && pfe_unknown_decl == current_function_decl;
+}
+
+static unsigned int dyncall_pfe_align_execute(function *)
+{
+	cgraph_rtl_info *info = cgraph_node::rtl_info(current_function_decl);
+
+	if (info) /* 0: unknown, the ABI's boundary (calls.cc expand_call) */
+		info->preferred_incoming_stack_boundary = 0;
+	pfe_unknown_decl = NULL_TREE;
+	return 0;
+}
+
+DYNCALL_PASS(dyncall_pfe_align, rtl_opt_pass, RTL_PASS, "dyncall_pfe_align",
+	     OPTGROUP_NONE, 0)
+#endif
+
 #if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
 static void (*target_function_prologue)(FILE *);
 
@@ -359,6 +417,26 @@ bool install_entry_nop(void)
 	};
 	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
 			  &pfe_nop_info);
+#endif
+#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
+	/* callers assume nothing of a patchable function, also with
+	 * -fplugin-arg-<name>-disable */
+	static struct register_pass_info pfe_regs_info = {
+		.pass = make_dyncall_pfe_regs_pass(),
+		.reference_pass_name = "final",
+		.ref_pass_instance_number = 1,
+		.pos_op = PASS_POS_INSERT_AFTER,
+	};
+	static struct register_pass_info pfe_align_info = {
+		.pass = make_dyncall_pfe_align_pass(),
+		.reference_pass_name = "*clean_state",
+		.ref_pass_instance_number = 1,
+		.pos_op = PASS_POS_INSERT_AFTER,
+	};
+	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
+			  &pfe_regs_info);
+	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
+			  &pfe_align_info);
 #endif
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 	/* the records, also with -fplugin-arg-<name>-disable */
