@@ -141,8 +141,8 @@ LOOPP(run_ptr_target, p_target)
 enum { V_PLAIN, V_NOPS, V_1_0, V_1_0_NOVEC, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
        V_REDIRECT, V_JMP, V_NOREC, V_D_PLAIN, V_D_NOPS, V_D_1, V_D_NOREC,
        V_DD_PLAIN, V_DD_NOPS, V_DD_1, V_PTR_DIRECT, V_PTR_REDIRECT,
-       V_W256_PLAIN, V_W256_NOPS, V_W256_1,
-       V_W512_PLAIN, V_W512_NOPS, V_W512_1, NV };
+       V_W256_PLAIN, V_W256_NOPS, V_W256_1, V_W512_PLAIN, V_W512_NOPS,
+       V_W512_1, NV };
 static const char *const names[NV] = {
 	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
 	"1 hook, DYNCALL_FN_NO_VEC (1/0)",
@@ -285,6 +285,27 @@ static void print_callers(void)
 	set_state(V_NOPS);
 }
 
+/* One run of variant v: ns per call of n calls. */
+static double run_variant(int v, long n)
+{
+	return v >= V_W512_PLAIN ?
+			  run_w512(n, v != V_W512_PLAIN, &sink) :
+		  v >= V_W256_PLAIN ?
+			  run_w256(n, v != V_W256_PLAIN, &sink) :
+		  v == V_PLAIN	    ? run_plain(n) :
+		  v == V_DIRECT	    ? run_target(n) :
+		  v == V_JMP	    ? run_jmp(n) :
+		  v == V_NOREC	    ? run_norec(n) :
+		  v == V_D_PLAIN    ? run_plain_d(n) :
+		  v == V_D_NOPS || v == V_D_1 ? run_pfe_d(n) :
+		  v == V_D_NOREC    ? run_norec_d(n) :
+		  v == V_DD_PLAIN   ? run_plain_dd(n) :
+		  v == V_DD_NOPS || v == V_DD_1 ? run_pfe_dd(n) :
+		  v == V_PTR_DIRECT ? run_ptr_target(n) :
+		  v == V_PTR_REDIRECT ? run_ptr_pfe(n) :
+				      run_pfe(n);
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10000000;
@@ -304,22 +325,7 @@ int main(int argc, char **argv)
 			if (!have_isa(v))
 				continue;
 			set_state(v);
-			t[v][r] = v >= V_W512_PLAIN ?
-					  run_w512(n, v != V_W512_PLAIN, &sink) :
-				  v >= V_W256_PLAIN ?
-					  run_w256(n, v != V_W256_PLAIN, &sink) :
-				  v == V_PLAIN	    ? run_plain(n) :
-				  v == V_DIRECT	    ? run_target(n) :
-				  v == V_JMP	    ? run_jmp(n) :
-				  v == V_NOREC	    ? run_norec(n) :
-				  v == V_D_PLAIN    ? run_plain_d(n) :
-				  v == V_D_NOPS || v == V_D_1 ? run_pfe_d(n) :
-				  v == V_D_NOREC    ? run_norec_d(n) :
-				  v == V_DD_PLAIN   ? run_plain_dd(n) :
-				  v == V_DD_NOPS || v == V_DD_1 ? run_pfe_dd(n) :
-				  v == V_PTR_DIRECT ? run_ptr_target(n) :
-				  v == V_PTR_REDIRECT ? run_ptr_pfe(n) :
-						      run_pfe(n);
+			t[v][r] = run_variant(v, n);
 		}
 		set_state(V_NOPS);
 		double t0 = now();
