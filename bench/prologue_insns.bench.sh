@@ -30,9 +30,11 @@ for arch in ${ARCHES:-aarch64 ppc64le}; do
     target=()
     [ "$cc" = clang-19 ] && target=(--target="$triple")
     exe=$out/$arch-$cc
-    "$build/bin/dyncall-cc" "$cc" "${target[@]}" -O2 "$here/prologue_insns.c" -o "$exe" 2> /dev/null
+    # -Wl,--emit-relocs: the caller table (what --dyncall-prologues links
+    # with), so that redirectsite measures a rewritten `bl` on aarch64
+    "$build/bin/dyncall-cc" "$cc" "${target[@]}" -O2 "$here/prologue_insns.c" -o "$exe" -Wl,--emit-relocs 2> /dev/null
     printf '%s %s:' "$arch" "$cc"
-    for mode in plain nops hook hooknovec hook100 hook2 hook10 direct redirect nopsd hookd nopsd8 hookd8; do
+    for mode in plain nops hook hooknovec hook100 hook2 hook10 direct redirect directsite redirectsite nopsd hookd nopsd8 hookd8; do
       count() {
         qemu-"$arch" -E DYNCALL_TEXT_WRITE=mprotect -L "/usr/$triple" -singlestep \
           -d exec,nochain -D "$out/log" "$exe" "$mode" "$1" > /dev/null

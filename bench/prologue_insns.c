@@ -14,6 +14,11 @@
  *     hook10    ten handlers on f (10/0)
  *     redirect  f redirected to g
  *     direct    g called directly
+ *     redirectsite, directsite  the same with a direct `bl f` / `bl g` in
+ *               the loop instead of the call through a pointer: the
+ *               redirect rewrites the `bl f` (aarch64: the program is
+ *               linked with --emit-relocs, docs/prologues.md "Redirects at
+ *               the call sites"; ppc64le keeps the entry path)
  *     nopsd hookd    fd(double): its prologue alone, one handler (aarch64:
  *               the record says v0, the trampoline saves q0-q1)
  *     nopsd8 hookd8  fd8(eight doubles): the record says v0-v7, all saved
@@ -83,7 +88,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "hook100")) {
 		k = 1;
 		err |= dyncall_fn_hook_batch(others, 100, h1, NULL);
-	} else if (!strcmp(mode, "redirect"))
+	} else if (!strcmp(mode, "redirect") || !strcmp(mode, "redirectsite"))
 		err |= dyncall_fn_redirect(f, g);
 	else if (!strcmp(mode, "hookd"))
 		err |= dyncall_fn_hook(fd, hs[0], NULL);
@@ -110,6 +115,12 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			y = cd(y, 1, 2, 3, 4, 5, 6, 7);
 		x = (long)y;
+	} else if (!strcmp(mode, "redirectsite")) {
+		for (long i = 0; i < n; i++)
+			x = f(x);
+	} else if (!strcmp(mode, "directsite")) {
+		for (long i = 0; i < n; i++)
+			x = g(x);
 	} else {
 		long (*volatile call)(long) = fp;
 
