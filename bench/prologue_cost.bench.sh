@@ -22,6 +22,16 @@ dcc=("$build/bin/dyncall-cc" "$cc")
 "${dcc[@]}" --dyncall-prologues -DPFE -O2 -c "$here/prologue_cost_fns.c" -o "$out/pfe.o"
 # the same NOPs without the plugins: no __dyncall_fn_records record
 "$cc" -fpatchable-function-entry=29,24 -falign-functions=8 -DNOREC -O2 -c "$here/prologue_cost_fns.c" -o "$out/norec.o"
-"${dcc[@]}" -O2 "$here/prologue_cost.c" "$out/plain.o" "$out/pfe.o" "$out/norec.o" -o "$out/prologue_cost"
+# the wide-vector rows (the bench runs them only on a CPU with the ISA)
+wide=()
+for w in 256:-mavx2 512:-mavx512f; do
+  "${dcc[@]}" "${w#*:}" -DW="${w%%:*}" -O2 -c "$here/prologue_cost_wide.c" -o "$out/wide${w%%:*}.o"
+  "${dcc[@]}" --dyncall-prologues -DPFE "${w#*:}" -DW="${w%%:*}" -O2 -c "$here/prologue_cost_wide.c" -o "$out/wide${w%%:*}_pfe.o"
+  wide+=("$out/wide${w%%:*}.o" "$out/wide${w%%:*}_pfe.o")
+done
+"${dcc[@]}" -O2 -c "$here/prologue_cost.c" -o "$out/main.o"
+# linked with --dyncall-prologues: the caller table (-Wl,--emit-relocs), so
+# that the redirect rewrites the loop's call (docs/prologues.md)
+"${dcc[@]}" --dyncall-prologues -O2 "$out/main.o" "$out/plain.o" "$out/pfe.o" "$out/norec.o" "${wide[@]}" -o "$out/prologue_cost"
 # shellcheck disable=SC2086
 "$out/prologue_cost" ${PROLOGUE_COST_ARGS:-}

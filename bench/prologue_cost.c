@@ -15,15 +15,27 @@
  *                   takes a long: no xmm0-7 saves)
  *   2/0 10/0        2 and 10 handlers on t_pfe
  *   redirect        t_pfe redirected to t_target, against a direct call to
- *                   t_target (built without NOPs)
+ *                   t_target (built without NOPs): the loop's `call t_pfe`
+ *                   is rewritten `call t_target` (the bench is linked with
+ *                   the caller table: docs/prologues.md "Redirects at the
+ *                   call sites"; the line after the table says how many
+ *                   of t_pfe's listed sites the redirect rewrote)
  *   one jmp         t_jmp, a `jmp t_target` and nothing else: the floor
  *                   of any redirect made at the callee's entry
+ *   pointer         the same redirect reached through the entry (a call
+ *                   through a function pointer, which no site rewrite
+ *                   changes), against the same pointer call of t_target
  *   1/0 no record   t_norec(long): the same NOPs, built without the
  *                   plugins (no __dyncall_fn_records record: xmm0-7 saved)
  *   f(double)       t_plain_d / t_pfe_d (record: xmm0) / t_norec_d (no
  *                   record: xmm0-7): no NOPs, NOPs, 1 hook, 1 hook
  *   f(double, double)  t_plain_dd / t_pfe_dd (record: xmm0-1): no NOPs,
  *                   NOPs, 1 hook
+ *   f(__m256d, double), f(__m512d, double)  t_plain_w256 / t_pfe_w256
+ *                   (record: ymm0-1, DYNCALL_FN_REC_VEC_YMM) and the zmm
+ *                   pair (prologue_cost_wide.c, built with -mavx2): no
+ *                   NOPs, NOPs, 1 hook; only where the CPU has AVX2
+ *                   (AVX-512F), else "-"
  * then the time to hook 10,000 functions in one batch and to unhook them
  * (the median over the runs after the first: jump functions cached; and
  * the first run, which generates them), and, in each of the first
@@ -34,6 +46,7 @@
  *
  *   prologue_cost [N [R]]    default N = 10000000, R = 9
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +58,10 @@ long t_plain(long), t_target(long), t_pfe(long), t_jmp(long), t_norec(long);
 double t_plain_d(double), t_pfe_d(double), t_norec_d(double);
 double t_plain_dd(double, double), t_pfe_dd(double, double);
 extern void *const many[10000];
+/* prologue_cost_wide.c */
+double run_w256(long n, int pfe, long *sink), run_w512(long n, int pfe,
+							long *sink);
+extern char t_pfe_w256[], t_pfe_w512[]; /* the functions, as addresses */
 
 static long sink;
 
@@ -103,9 +120,29 @@ LOOP(run_pfe, t_pfe)
 LOOP(run_target, t_target)
 LOOP(run_jmp, t_jmp)
 
+/* calls through a pointer read once per run (volatile: the compiler cannot
+ * see the function): the entry path of a redirect */
+static long (*volatile p_pfe)(long) = t_pfe, (*volatile p_target)(long) = t_target;
+#define LOOPP(name, p) \
+	static double name(long n) \
+	{ \
+		long (*f)(long) = p; \
+		long x = 0; \
+		double t = now(); \
+		for (long i = 0; i < n; i++) \
+			x = f(x); \
+		t = now() - t; \
+		sink += x; \
+		return t / n; \
+	}
+LOOPP(run_ptr_pfe, p_pfe)
+LOOPP(run_ptr_target, p_target)
+
 enum { V_PLAIN, V_NOPS, V_1_0, V_1_0_NOVEC, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
        V_REDIRECT, V_JMP, V_NOREC, V_D_PLAIN, V_D_NOPS, V_D_1, V_D_NOREC,
-       V_DD_PLAIN, V_DD_NOPS, V_DD_1, NV };
+       V_DD_PLAIN, V_DD_NOPS, V_DD_1, V_PTR_DIRECT, V_PTR_REDIRECT,
+       V_W256_PLAIN, V_W256_NOPS, V_W256_1,
+       V_W512_PLAIN, V_W512_NOPS, V_W512_1, NV };
 static const char *const names[NV] = {
 	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
 	"1 hook, DYNCALL_FN_NO_VEC (1/0)",
@@ -117,6 +154,12 @@ static const char *const names[NV] = {
 	"f(double): 1 hook (xmm0)", "f(double): 1 hook, no record (xmm0-7)",
 	"f(double, double): no NOPs", "f(double, double): NOPs only",
 	"f(double, double): 1 hook (xmm0-1)",
+	"pointer call of target",
+	"pointer call, redirected (entry)",
+	"f(__m256d, double): no NOPs", "f(__m256d, double): NOPs only",
+	"f(__m256d, double): 1 hook (ymm0-1)",
+	"f(__m512d, double): no NOPs", "f(__m512d, double): NOPs only",
+	"f(__m512d, double): 1 hook (zmm0-1)",
 };
 /* what each row is measured against ("over ref") */
 static const int refs[NV] = {
@@ -130,7 +173,22 @@ static const int refs[NV] = {
 	[V_D_1] = V_D_NOPS,	    [V_D_NOREC] = V_D_NOPS,
 	[V_DD_PLAIN] = V_DD_PLAIN,  [V_DD_NOPS] = V_DD_PLAIN,
 	[V_DD_1] = V_DD_NOPS,
+	[V_PTR_DIRECT] = V_PTR_DIRECT, [V_PTR_REDIRECT] = V_PTR_DIRECT,
+	[V_W256_PLAIN] = V_W256_PLAIN, [V_W256_NOPS] = V_W256_PLAIN,
+	[V_W256_1] = V_W256_NOPS,
+	[V_W512_PLAIN] = V_W512_PLAIN, [V_W512_NOPS] = V_W512_PLAIN,
+	[V_W512_1] = V_W512_NOPS,
 };
+
+/* the wide rows run where the CPU has the registers */
+static bool have_isa(int v)
+{
+	if (v >= V_W512_PLAIN)
+		return __builtin_cpu_supports("avx512f");
+	if (v >= V_W256_PLAIN)
+		return __builtin_cpu_supports("avx2");
+	return true;
+}
 
 static long count;
 
@@ -167,6 +225,8 @@ static void set_state(int v)
 	must(dyncall_fn_restore(t_pfe_d), "restore");
 	must(dyncall_fn_restore(t_norec_d), "restore");
 	must(dyncall_fn_restore(t_pfe_dd), "restore");
+	must(dyncall_fn_restore(t_pfe_w256), "restore");
+	must(dyncall_fn_restore(t_pfe_w512), "restore");
 	must(dyncall_fn_restore_batch(many, 100), "restore irrelevant");
 	switch (v) {
 	case V_1_0:
@@ -189,6 +249,7 @@ static void set_state(int v)
 			must(dyncall_fn_hook(t_pfe, hs[k], &count), "hook k");
 		break;
 	case V_REDIRECT:
+	case V_PTR_REDIRECT:
 		must(dyncall_fn_redirect(t_pfe, t_target), "redirect");
 		break;
 	case V_NOREC:
@@ -203,7 +264,25 @@ static void set_state(int v)
 	case V_DD_1:
 		must(dyncall_fn_hook(t_pfe_dd, handler, &count), "hook");
 		break;
+	case V_W256_1:
+		must(dyncall_fn_hook(t_pfe_w256, handler, &count), "hook");
+		break;
+	case V_W512_1:
+		must(dyncall_fn_hook(t_pfe_w512, handler, &count), "hook");
+		break;
 	}
+}
+
+/* What the "redirected call" row measured: t_pfe's rewritten sites. */
+static void print_callers(void)
+{
+	struct dyncall_fn_callers c;
+
+	set_state(V_REDIRECT);
+	dyncall_fn_callers(t_pfe, &c);
+	printf("redirect: %u of t_pfe's %u listed call sites rewritten "
+	       "(caller table status %d)\n", c.redirected, c.sites, c.status);
+	set_state(V_NOPS);
 }
 
 int main(int argc, char **argv)
@@ -222,8 +301,14 @@ int main(int argc, char **argv)
 	}
 	for (int r = 0; r < reps; r++) {
 		for (int v = 0; v < NV; v++) {
+			if (!have_isa(v))
+				continue;
 			set_state(v);
-			t[v][r] = v == V_PLAIN	    ? run_plain(n) :
+			t[v][r] = v >= V_W512_PLAIN ?
+					  run_w512(n, v != V_W512_PLAIN, &sink) :
+				  v >= V_W256_PLAIN ?
+					  run_w256(n, v != V_W256_PLAIN, &sink) :
+				  v == V_PLAIN	    ? run_plain(n) :
 				  v == V_DIRECT	    ? run_target(n) :
 				  v == V_JMP	    ? run_jmp(n) :
 				  v == V_NOREC	    ? run_norec(n) :
@@ -232,6 +317,8 @@ int main(int argc, char **argv)
 				  v == V_D_NOREC    ? run_norec_d(n) :
 				  v == V_DD_PLAIN   ? run_plain_dd(n) :
 				  v == V_DD_NOPS || v == V_DD_1 ? run_pfe_dd(n) :
+				  v == V_PTR_DIRECT ? run_ptr_target(n) :
+				  v == V_PTR_REDIRECT ? run_ptr_pfe(n) :
 						      run_pfe(n);
 		}
 		set_state(V_NOPS);
@@ -271,9 +358,14 @@ int main(int argc, char **argv)
 		 * over the direct call (refs) */
 		double ref = med[refs[v]];
 
+		if (!have_isa(v)) {
+			printf("%-38s %9s\n", names[v], "-");
+			continue;
+		}
 		printf("%-38s %9.3f %+9.3f %8.3f %9.3f\n", names[v], med[v],
 		       med[v] - ref, med[v] / ref, lo[v]);
 	}
+	print_callers();
 	printf("1/100 vs 1/0: %.3f; 10/0 vs 2/0 handlers cost: %.2f x\n",
 	       med[V_1_100] / med[V_1_0],
 	       (med[V_10_0] - med[V_NOPS]) / (med[V_2_0] - med[V_NOPS]));

@@ -13,6 +13,13 @@
  *           S: the 7 argument saves and their reloads
  *           V: the xmm0-7 saves and reloads
  *   JF_NEW  the current one: its stores paired by 64-byte line
+ *           V: the vector saves and reloads (0, xmm0 only, xmm0-7)
+ *           Z: vzeroupper before them (a function with a record, on a
+ *              CPU with AVX)
+ *           G: the guard's two stores (0: left out, the test kept)
+ *           A: 6, every argument register and %rax saved and reloaded;
+ *              1, only %rdi (what a record of the integer argument
+ *              registers would allow for f(long): not implemented)
  */
 	.text
 	.globl	pp_body
@@ -89,7 +96,7 @@ pp_body:
 	jmp	pp_body
 	.endm
 
-	.macro	JF_NEW name, V
+	.macro	JF_NEW name, V, Z=0, G=1, A=6
 	.globl	\name
 	.p2align 4
 \name:
@@ -98,20 +105,29 @@ pp_body:
 	jne	pp_body
 	push	%rbp
 	mov	%rsp, %rbp
+	.if \G
 	movl	$1, %fs:pp_busy@tpoff
+	.endif
 	and	$-64, %rsp
 	sub	$272, %rsp
 	mov	%rdi, 16(%rsp)
+	.if \A > 1
 	mov	%rsi, 24(%rsp)
 	mov	%rdx, 32(%rsp)
 	mov	%rcx, 40(%rsp)
 	mov	%r8, 48(%rsp)
 	mov	%r9, 56(%rsp)
 	mov	%rax, 64(%rsp)
+	.endif
 	mov	8(%rbp), %rsi
 	mov	%rsi, 72(%rsp)
+	.if \Z
+	vzeroupper
+	.endif
 	.if \V
 	movaps	%xmm0, 80(%rsp)
+	.endif
+	.if \V > 1
 	movaps	%xmm1, 96(%rsp)
 	movaps	%xmm2, 112(%rsp)
 	movaps	%xmm3, 128(%rsp)
@@ -125,17 +141,23 @@ pp_body:
 	movabs	$pp_count, %rdx
 	lea	16(%rsp), %rcx
 	call	pp_handler
+	.if \G
 	movl	$0, %fs:pp_busy@tpoff
+	.endif
 	mov	16(%rsp), %rdi
+	.if \A > 1
 	mov	24(%rsp), %rsi
 	mov	32(%rsp), %rdx
 	mov	40(%rsp), %rcx
 	mov	48(%rsp), %r8
 	mov	56(%rsp), %r9
 	mov	64(%rsp), %rax
+	.endif
 	mov	8(%rsp), %r10
 	.if \V
 	movaps	80(%rsp), %xmm0
+	.endif
+	.if \V > 1
 	movaps	96(%rsp), %xmm1
 	movaps	112(%rsp), %xmm2
 	movaps	128(%rsp), %xmm3
@@ -166,7 +188,13 @@ pp_call_only:
 	JF_OLD	pp_old_novec_nosaves, 1, 0, 0
 	JF_OLD	pp_old_vec, 1, 1, 1
 	JF_NEW	pp_new_novec, 0
-	JF_NEW	pp_new_vec, 1
+	JF_NEW	pp_new_vec, 8
+	JF_NEW	pp_new_vec1, 1
+	JF_NEW	pp_new_novec_vzu, 0, 1
+	JF_NEW	pp_new_vec1_vzu, 1, 1
+	JF_NEW	pp_new_novec_noguard, 0, 1, 0
+	JF_NEW	pp_new_novec_1arg, 0, 1, 1, 1
+	JF_NEW	pp_new_vec1_1arg, 1, 1, 1, 1
 
 	.section .tbss,"awT",@nobits
 	.p2align 2

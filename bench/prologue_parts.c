@@ -29,7 +29,13 @@ void pp_handler(void *fn, void *ret, void *data, void *regs)
 	X(pp_old_novec_nosaves, "  the same without the 7 argument saves") \
 	X(pp_old_vec, "old jump function, vector saves")                   \
 	X(pp_new_novec, "new jump function, no vector saves")              \
-	X(pp_new_vec, "new jump function, vector saves")
+	X(pp_new_vec, "new jump function, vector saves")                   \
+	X(pp_new_vec1, "new jump function, xmm0 saved")                    \
+	X(pp_new_novec_vzu, "  no vector saves, vzeroupper")               \
+	X(pp_new_vec1_vzu, "  xmm0 saved, vzeroupper")                     \
+	X(pp_new_novec_noguard, "  no vector saves, vzu, no guard stores") \
+	X(pp_new_novec_1arg, "  no vector saves, vzu, only rdi saved")      \
+	X(pp_new_vec1_1arg, "  xmm0 saved, vzu, only rdi saved")
 
 #define DECL(f, d) long f(long);
 VARIANTS(DECL)

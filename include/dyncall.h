@@ -107,6 +107,12 @@ enum dyncall_status {
 				      * (or hook list)                       */
 	DYNCALL_ERR_EXISTS = -15,    /* hook lists: that handler is there    */
 	DYNCALL_ERR_FULL = -16,      /* hook lists: DYNCALL_HOOKS_MAX already */
+	DYNCALL_ERR_NORELOCS = -17,  /* redirects at the call sites: the
+				      * module's file lists no calls (linked
+				      * without --emit-relocs)              */
+	DYNCALL_ERR_BUILDID = -18,   /* ...: the module's file is not the
+				      * mapped image (no build-id, or
+				      * another one)                        */
 };
 
 /* The state of a site (what its patchable branches currently do). */
@@ -413,6 +419,31 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
 #define DYNCALL_FN_VEC_NREGS(flags) \
 	(((flags) >> DYNCALL_FN_VEC_NREGS_SHIFT) & 15u)
 int dyncall_fn_flags(const void *fn, unsigned *flags);
+
+/* Redirects at the call sites (docs/prologues.md, "Redirects at the call
+ * sites"; x86-64): while fn is redirected and has no handlers, the direct
+ * calls and jumps of fn in its own module that the module's file lists
+ * (linked with --emit-relocs: dyncall-cc --dyncall-prologues does) call
+ * the target themselves; every other call still reaches it through fn's
+ * patched entry.  What the runtime knows of them, in *out:
+ *   status      DYNCALL_OK: the module's list was read (when a redirect
+ *               first needed it); DYNCALL_ERR_NORELOCS: the file lists no
+ *               relocations; DYNCALL_ERR_BUILDID: the file is not the
+ *               mapped image (no build-id, or another one);
+ *               DYNCALL_ERR_UNSUPPORTED: not on this arch; 1: not read yet
+ *   sites       the listed direct calls and jumps of fn
+ *   redirected  how many of them call another function now
+ *   skipped     how many the last change could not write (other bytes
+ *               there, target out of reach, writes refused): they keep
+ *               reaching fn's entry, which stays correct
+ * DYNCALL_ERR_NOFN if fn is not a registered patchable function. */
+struct dyncall_fn_callers {
+	int status;
+	unsigned sites;
+	unsigned redirected;
+	unsigned skipped;
+};
+int dyncall_fn_callers(const void *fn, struct dyncall_fn_callers *out);
 
 /*
  * Hook lists (docs/hooks.md): any number of void handlers called with the

@@ -76,6 +76,15 @@ static size_t jf_rec_size(unsigned n)
 
 struct dc_fmod;
 
+/* A direct call or jump of a patchable function in its module, from the
+ * relocations the linker kept (docs/prologues.md "Redirects at the call
+ * sites"). */
+struct dc_csite {
+	struct dc_point p; /* the branch; p.cur: where it goes now */
+	uintptr_t callee; /* the function the file's bytes call */
+};
+#define CS_UNREAD 1
+
 /* What a function should run: the part a refused change rolls back. */
 struct dc_fwant {
 	unsigned nh;
@@ -98,6 +107,9 @@ struct dc_fn {
 	bool queued;
 	struct dc_jf *jfs;
 	unsigned rec_flags; /* its __dyncall_fn_records flags, or 0 */
+	struct dc_csite *cs; /* its listed caller sites (mod->cs), or NULL */
+	unsigned ncs;
+	unsigned cs_skipped; /* sites the last change could not write */
 };
 
 struct dc_fmod {
@@ -109,6 +121,14 @@ struct dc_fmod {
 	unsigned nfn;
 	struct dc_fn *fns;
 	struct dc_segs exec; /* executable PT_LOAD segments */
+	/* redirects at the call sites: the module's direct calls of its
+	 * patchable functions, sorted by callee (read at the first redirect
+	 * that needs them), or why there are none */
+	int cs_status; /* CS_UNREAD, DYNCALL_OK or why not */
+	struct dc_csite *cs;
+	size_t ncs, cs_cap;
+	uint8_t bid[64]; /* NT_GNU_BUILD_ID of the mapped image */
+	unsigned bid_len;
 };
 
 static struct dc_fmod *fmods;
@@ -258,18 +278,23 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
  * (a variadic function is recorded with 8), their width from
  * DYNCALL_FN_REC_VEC_YMM/ZMM; every one, 16 bytes each, without a record
  * (what an old record's or an unknown flag's reader does too) or with a
- * count out of range (a malformed record: the safe default). */
+ * count out of range (a malformed record: the safe default).  upper_dead
+ * when a valid record said it: nothing beyond those n registers' recorded
+ * width carries an argument. */
 static struct arch_fentry_vec rec_vec(unsigned rec)
 {
-	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16 };
+	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16, false };
 	unsigned n = DYNCALL_FN_REC_VEC_NREGS(rec);
 
 	if (rec & DYNCALL_FN_REC_NO_VEC) {
-		if (!(rec & DYNCALL_FN_REC_VEC_COUNT))
+		if (!(rec & DYNCALL_FN_REC_VEC_COUNT)) {
 			v.n = 0;
+			v.upper_dead = true;
+		}
 	} else if ((rec & DYNCALL_FN_REC_VEC_COUNT) && n >= 1 &&
 		   n <= ARCH_FENTRY_VEC_REGS) {
 		v.n = n;
+		v.upper_dead = true;
 	}
 	if (rec & DYNCALL_FN_REC_VEC_ZMM)
 		v.width = 64;
@@ -280,7 +305,8 @@ static struct arch_fentry_vec rec_vec(unsigned rec)
 
 /* The vector argument registers f's jump function saves: those its
  * prototype uses (rec_vec; registers it takes nothing in are dead at its
- * entry), none when every handler has DYNCALL_FN_NO_VEC. */
+ * entry), none when every handler has DYNCALL_FN_NO_VEC (then a wide
+ * argument's upper half is not saved, so not dead either). */
 static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 {
 	struct arch_fentry_vec v = rec_vec(f->rec_flags);
@@ -288,6 +314,8 @@ static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 	for (unsigned i = 0; i < f->w.nh; i++)
 		if (!(f->w.fl[i] & DYNCALL_FN_NO_VEC))
 			return v;
+	if (v.n && v.width > 16)
+		v.upper_dead = false;
 	v.n = 0;
 	return v;
 }
@@ -305,6 +333,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	for (j = f->jfs; j; j = j->next)
 		if (j->resume == resume && j->n == n && j->vec.n == vec.n &&
 		    (!vec.n || j->vec.width == vec.width) &&
+		    j->vec.upper_dead == vec.upper_dead &&
 		    !memcmp(j->hd, f->w.h, n * sizeof(f->w.h[0])) &&
 		    !memcmp(j->hd + n, f->w.d, n * sizeof(f->w.d[0])))
 			return j->code;
@@ -784,6 +813,8 @@ static bool reloaded(const struct dc_fmod *m)
 	return false;
 }
 
+static void mod_build_id(struct dc_fmod *m, const struct dl_phdr_info *info);
+
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct scan *sc = arg;
@@ -822,7 +853,9 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	m->path_len = len;
 	m->base = info->dlpi_addr;
 	m->seen = true;
+	m->cs_status = CS_UNREAD;
 	dc_segs_read(info, &m->exec);
+	mod_build_id(m, info);
 	/* the main program first, then in load order */
 	struct dc_fmod **tail = &fmods;
 
@@ -864,6 +897,7 @@ static void rescan(void)
 		for (unsigned i = 0; i < m->exec.n; i++)
 			dc_text_forget(m->exec.lo[i], m->exec.hi[i]);
 		dc_free(m->fns, m->nfn * sizeof(*m->fns));
+		dc_free(m->cs, m->cs_cap * sizeof(*m->cs));
 		dc_free(m->path, m->path_len + 1);
 		dc_free(m, sizeof(*m));
 		dropped = true;
@@ -882,6 +916,366 @@ bool dc_fentry_same_segment(uintptr_t lo, uintptr_t hi)
 		if (m->nfn && dc_segs_contain(&m->exec, lo, hi, true))
 			return true;
 	return false;
+}
+
+/* --- redirects at the call sites ---
+ * (docs/prologues.md "Redirects at the call sites").  A redirect of a
+ * function with no handlers also rewrites the direct calls and jumps of
+ * it that its module's file lists: the relocations the linker kept
+ * (--emit-relocs), read once per module when a redirect first needs them,
+ * each kept only if the instruction in memory is a direct branch to
+ * exactly the destination the relocation gives it and a registered
+ * patchable function of the module is there.  The branches are written
+ * like call sites (patch.c dc_batch: old bytes checked first, one aligned
+ * store or the jump-to-self steps).
+ *
+ * Order, so that every state a thread can see is correct: a change that
+ * takes a site off the redirect target (restore, another target, a
+ * handler added) first puts its sites back to `call f` and synchronizes
+ * the cores (phase A: a site still going to the old target refuses the
+ * change), then changes the entry (apply), then points the sites of the
+ * functions that are now pure redirects at their target (phase B). */
+
+/* The first NT_GNU_BUILD_ID note in [p, p + size) (notes aligned to
+ * `align`); its length, 0 if none. */
+static unsigned note_build_id(const uint8_t *p, size_t size, size_t align,
+			      const uint8_t **id)
+{
+	align = align == 8 ? 8 : 4;
+	while (size >= sizeof(ElfW(Nhdr))) {
+		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+		size_t nsz = (n->n_namesz + align - 1) & ~(align - 1);
+		size_t dsz = (n->n_descsz + align - 1) & ~(align - 1);
+
+		if (nsz > size || dsz > size || sizeof(*n) + nsz + dsz > size)
+			break;
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+		    !memcmp(p + sizeof(*n), "GNU", 4) && n->n_descsz) {
+			*id = p + sizeof(*n) + nsz;
+			return n->n_descsz;
+		}
+		p += sizeof(*n) + nsz + dsz;
+		size -= sizeof(*n) + nsz + dsz;
+	}
+	return 0;
+}
+
+/* The mapped image's build-id (its PT_NOTE segments, in memory). */
+static void mod_build_id(struct dc_fmod *m, const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *id;
+		unsigned len;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		len = note_build_id(
+			(const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+			ph->p_memsz, ph->p_align, &id);
+		if (len && len <= sizeof(m->bid)) {
+			memcpy(m->bid, id, len);
+			m->bid_len = len;
+			return;
+		}
+	}
+}
+
+#if ARCH_HAS_CALLERS
+static bool cs_lt(const struct dc_csite *a, const struct dc_csite *b)
+{
+	return a->callee < b->callee ||
+	       (a->callee == b->callee && a->p.addr < b->p.addr);
+}
+
+static void cs_sift(struct dc_csite *a, size_t r, size_t e)
+{
+	for (size_t c; (c = 2 * r + 1) < e; r = c) {
+		if (c + 1 < e && cs_lt(&a[c], &a[c + 1]))
+			c++;
+		if (!cs_lt(&a[r], &a[c]))
+			break;
+		struct dc_csite t = a[r];
+
+		a[r] = a[c];
+		a[c] = t;
+	}
+}
+
+static void cs_sort(struct dc_csite *a, size_t n) /* heapsort: no malloc */
+{
+	for (size_t k = n / 2 + 1; k-- > 0;)
+		cs_sift(a, k, n);
+	for (size_t e = n; e-- > 1;) {
+		struct dc_csite t = a[0];
+
+		a[0] = a[e];
+		a[e] = t;
+		cs_sift(a, 0, e);
+	}
+}
+
+/* The caller sites of one relocation section (`rs`, whose symbols are in
+ * `ss`), appended to out[*n] (out NULL: only counted). */
+static void rela_sites(struct dc_fmod *m, const uint8_t *file,
+		       const ElfW(Shdr) * rs, const ElfW(Shdr) * ss,
+		       struct dc_csite *out, size_t *n)
+{
+	const ElfW(Rela) *r = (const ElfW(Rela) *)(file + rs->sh_offset);
+	const ElfW(Sym) *syms = (const ElfW(Sym) *)(file + ss->sh_offset);
+	size_t nr = rs->sh_size / sizeof(*r),
+	       nsyms = ss->sh_size / sizeof(*syms);
+
+	for (size_t i = 0; i < nr; i++) {
+		uintptr_t field = m->base + r[i].r_offset, site, dest, want;
+		size_t sym = ELF64_R_SYM(r[i].r_info);
+		enum arch_op op;
+		struct dc_fn *f;
+		int64_t bias;
+
+		if (!sym || sym >= nsyms || syms[sym].st_shndx == SHN_UNDEF ||
+		    syms[sym].st_shndx >= SHN_LORESERVE ||
+		    !dc_segs_contain(&m->exec, field - ARCH_CALLER_BEFORE,
+				     field + ARCH_CALLER_AFTER, false) ||
+		    !arch_caller_reloc((uint32_t)ELF64_R_TYPE(r[i].r_info),
+				       field, &site, &op, &bias))
+			continue;
+		want = m->base + syms[sym].st_value + (uintptr_t)r[i].r_addend +
+		       (uintptr_t)bias;
+		if (!arch_branch_read(site, op, &dest) || dest != want ||
+		    !(f = fn_lookup(dest)) || f->mod != m ||
+		    f->status != DYNCALL_OK)
+			continue;
+		if (out) {
+			struct dc_csite *c = &out[*n];
+
+			atomic_init(&c->p.addr, site);
+			c->p.cur = dest;
+			c->p.op = (uint8_t)op;
+			c->p.cur_kind = DC_DEST_SLOW;
+			c->callee = dest;
+		}
+		++*n;
+	}
+}
+
+/* Is the file (its PT_NOTE segments) m's mapped image: the same
+ * build-id?  The caller checked its program headers' bounds. */
+static bool same_build_id(const struct dc_fmod *m, const uint8_t *file,
+			  size_t size)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)file;
+	const uint8_t *id = NULL;
+	unsigned len = 0;
+
+	for (unsigned i = 0; i < eh->e_phnum && !len; i++) {
+		const ElfW(Phdr) *ph =
+			(const ElfW(Phdr) *)(file + eh->e_phoff) + i;
+
+		if (ph->p_type == PT_NOTE && ph->p_offset <= size &&
+		    ph->p_filesz <= size - ph->p_offset)
+			len = note_build_id(file + ph->p_offset, ph->p_filesz,
+					    ph->p_align, &id);
+	}
+	return m->bid_len && len == m->bid_len && !memcmp(id, m->bid, len);
+}
+
+/* Is shs[s] what --emit-relocs keeps of an executable section: a
+ * non-alloc SHT_RELA (.rela.dyn, .rela.plt are SHF_ALLOC) whose symbols
+ * are readable? */
+static bool code_rela(const ElfW(Ehdr) * eh, size_t size,
+		      const ElfW(Shdr) * shs, unsigned s)
+{
+	const ElfW(Shdr) *rs = &shs[s];
+
+	return rs->sh_type == SHT_RELA && !(rs->sh_flags & SHF_ALLOC) &&
+	       rs->sh_entsize == sizeof(ElfW(Rela)) && sh_ok(eh, size, rs) &&
+	       rs->sh_info < eh->e_shnum &&
+	       (shs[rs->sh_info].sh_flags & SHF_EXECINSTR) &&
+	       rs->sh_link < eh->e_shnum &&
+	       (shs[rs->sh_link].sh_type == SHT_SYMTAB ||
+		shs[rs->sh_link].sh_type == SHT_DYNSYM) &&
+	       sh_ok(eh, size, &shs[rs->sh_link]);
+}
+
+/* Sorted, one entry per site (two relocations of one field: once); each
+ * function told where its sites are. */
+static void index_sites(struct dc_fmod *m)
+{
+	size_t k = 0;
+
+	cs_sort(m->cs, m->ncs);
+	for (size_t i = 0; i < m->ncs; i++)
+		if (!k || m->cs[i].p.addr != m->cs[k - 1].p.addr)
+			m->cs[k++] = m->cs[i];
+	m->ncs = k;
+	for (size_t i = 0; i < m->ncs;) {
+		struct dc_fn *f = fn_lookup(m->cs[i].callee);
+		size_t j = i;
+
+		while (j < m->ncs && m->cs[j].callee == m->cs[i].callee)
+			j++;
+		f->cs = &m->cs[i];
+		f->ncs = (unsigned)(j - i);
+		i = j;
+	}
+}
+
+/* Read m's caller sites from its file (once). */
+static void mod_callers(struct dc_fmod *m)
+{
+	const char *path = m->path[0] ? m->path : "/proc/self/exe";
+	const ElfW(Ehdr) * eh;
+	const ElfW(Shdr) * shs;
+	size_t size, n = 0, k = 0;
+	struct dc_csite *cs;
+	struct stat st;
+	uint8_t *file;
+	int fd, pass;
+
+	if (m->cs_status != CS_UNREAD)
+		return;
+	m->cs_status = DYNCALL_ERR_NORELOCS;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
+		close(fd);
+		return;
+	}
+	size = (size_t)st.st_size;
+	file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (file == MAP_FAILED)
+		return;
+	eh = (const ElfW(Ehdr) *)file;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > size ||
+	    (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phoff > size ||
+	    (size - eh->e_phoff) / sizeof(ElfW(Phdr)) < eh->e_phnum)
+		goto out;
+	/* the file must be the image in memory: the same build-id */
+	if (!same_build_id(m, file, size)) {
+		m->cs_status = DYNCALL_ERR_BUILDID;
+		goto out;
+	}
+	shs = (const ElfW(Shdr) *)(file + eh->e_shoff);
+	for (pass = 0; pass < 2; pass++) {
+		cs = pass ? m->cs : NULL;
+		k = 0;
+		for (unsigned s = 0; s < eh->e_shnum; s++) {
+			if (!code_rela(eh, size, shs, s))
+				continue;
+			m->cs_status = DYNCALL_OK;
+			rela_sites(m, file, &shs[s], &shs[shs[s].sh_link], cs,
+				   &k);
+		}
+		if (pass)
+			break;
+		n = k;
+		if (!n)
+			goto out;
+		m->cs = dc_alloc(n * sizeof(*m->cs));
+		if (!m->cs) {
+			m->cs_status = DYNCALL_ERR_NOMEM;
+			goto out;
+		}
+		m->cs_cap = n;
+	}
+	m->ncs = k <= n ? k : n;
+	index_sites(m);
+out:
+	munmap(file, size);
+}
+#else
+static void mod_callers(struct dc_fmod *m)
+{
+	m->cs_status = DYNCALL_ERR_UNSUPPORTED;
+}
+#endif
+
+/* Where f's listed sites go in f's wanted state: the redirect target of
+ * a pure redirect (no handlers), else f. */
+static uintptr_t sites_want(const struct dc_fn *f)
+{
+	return !f->w.nh && f->w.redirect ? f->w.redirect : f->a.func;
+}
+
+/* Phase A, before the entries change: every site whose target is about
+ * to change goes back to `call f` (then one membarrier, in dc_batch_run:
+ * the sites were DC_DEST_DIRECT).  A function with a site left on its old
+ * target (refused) must keep its old state: pre[i] says why. */
+static void callers_reset(struct dc_fn **v, size_t n, int *pre)
+{
+	struct dc_batch b = { 0 };
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t want = sites_want(v[i]), fn = v[i]->a.func;
+
+		pre[i] = DYNCALL_OK;
+		for (unsigned k = 0; k < v[i]->ncs; k++) {
+			struct dc_point *p = &v[i]->cs[k].p;
+
+			if (p->cur != fn && p->cur != want) {
+				dc_batch_add(&b, p, fn, DC_DEST_SLOW);
+				any = true;
+			}
+		}
+	}
+	if (!any)
+		return;
+	dc_batch_run(&b);
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t want = sites_want(v[i]), fn = v[i]->a.func;
+
+		for (unsigned k = 0; k < v[i]->ncs && !pre[i]; k++) {
+			struct dc_point *p = &v[i]->cs[k].p;
+
+			if (p->cur != fn && p->cur != want)
+				pre[i] = p->status ? p->status :
+						     DYNCALL_ERR_BYTES;
+		}
+	}
+}
+
+/* Phase B, after the entries: the sites of every function that is now a
+ * pure redirect (its entry already leads to the target) call the target;
+ * a site refused stays `call f`, which reaches it through the entry. */
+static void callers_set(struct dc_fn **v, size_t n)
+{
+	struct dc_batch b = { 0 };
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dc_fn *f = v[i];
+		uintptr_t want = f->on ? sites_want(f) : f->a.func;
+
+		f->cs_skipped = 0;
+		if (want != f->a.func && f->mod->cs_status == CS_UNREAD)
+			mod_callers(f->mod);
+		for (unsigned k = 0; k < f->ncs; k++) {
+			struct dc_point *p = &f->cs[k].p;
+
+			if (p->cur == want)
+				continue;
+			dc_batch_add(&b, p, want,
+				     want == f->a.func ? DC_DEST_SLOW :
+							 DC_DEST_DIRECT);
+			any = true;
+		}
+	}
+	if (any)
+		dc_batch_run(&b);
+	for (size_t i = 0; i < n; i++) {
+		struct dc_fn *f = v[i];
+		uintptr_t want = f->on ? sites_want(f) : f->a.func;
+
+		for (unsigned k = 0; k < f->ncs; k++)
+			f->cs_skipped += f->cs[k].p.cur != want ||
+					 f->cs[k].p.status != DYNCALL_OK;
+	}
 }
 
 /* --- patching --- */
@@ -1198,13 +1592,55 @@ static void undo_load(struct dc_fn *f, const uintptr_t *u)
 	}
 }
 
+/* Write the wanted state of v[0..m) (their old state in undo), the
+ * caller sites around the entries; a function whose change is refused
+ * gets its old state back.  Returns the first error. */
+static int change(struct dc_fn **v, size_t m, const uintptr_t *undo, int *st,
+		  int *pre)
+{
+	int r;
+
+	/* sites leaving a redirect target go back to `call f` first; a
+	 * function whose sites cannot keeps its old state (apply then
+	 * rewrites what it already runs: nothing changes) */
+	callers_reset(v, m, pre);
+	for (size_t i = 0, at = 0; i < m; i++) {
+		const uintptr_t *u = undo + at;
+
+		at += 2 + 3 * u[0];
+		if (pre[i])
+			undo_load(v[i], u);
+	}
+	r = apply(v, m, st);
+	for (size_t i = 0, at = 0; i < m; i++) {
+		const uintptr_t *u = undo + at;
+
+		at += 2 + 3 * u[0];
+		v[i]->queued = false;
+		if (pre[i]) {
+			r = r ? r : pre[i];
+			continue;
+		}
+		if (!st[i])
+			continue;
+		/* refused: every write is checked before the next one, so
+		 * the function still runs what it ran: its old handlers and
+		 * redirect */
+		undo_load(v[i], u);
+	}
+	/* then the sites of every pure redirect call its target */
+	callers_set(v, m);
+	return r;
+}
+
 /* Change the state of fns[0..n) by op; returns the first error. */
 static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 		 uintptr_t d, unsigned fl)
 {
 	struct dc_fn *stackf[16], **v = stackf;
 	uintptr_t stacku[16 * 5], *undo = stacku;
-	int stacks[16], *st = stacks, ret = DYNCALL_OK;
+	int stacks[16], *st = stacks, stackp[16], *pre = stackp;
+	int ret = DYNCALL_OK;
 	size_t m = 0, size = 0, usize = 0, words = 0;
 	sigset_t saved;
 
@@ -1215,13 +1651,14 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 #endif
 	state_begin(&saved);
 	if (n > 16) {
-		size = n * (sizeof(*v) + sizeof(*st));
+		size = n * (sizeof(*v) + 2 * sizeof(*st));
 		v = dc_alloc_scratch(size);
 		if (!v) {
 			dc_unlock(&saved);
 			return DYNCALL_ERR_NOMEM;
 		}
 		st = (int *)(v + n);
+		pre = st + n;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int s = DYNCALL_OK;
@@ -1255,20 +1692,8 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 		op_do(v[i], op, h, d, fl);
 	}
 	if (m) {
-		int r = apply(v, m, st);
+		int r = change(v, m, undo, st, pre);
 
-		for (size_t i = 0, at = 0; i < m; i++) {
-			const uintptr_t *u = undo + at;
-
-			at += 2 + 3 * u[0];
-			v[i]->queued = false;
-			if (!st[i])
-				continue;
-			/* refused: every write is checked before the next
-			 * one, so the function still runs what it ran: its
-			 * old handlers and redirect */
-			undo_load(v[i], u);
-		}
 		ret = ret ? ret : r;
 	}
 	if (undo != stacku)
@@ -1420,6 +1845,33 @@ DC_EXPORT int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out)
 		out->status = f->status;
 	} else {
 		s = fn ? DYNCALL_ERR_NOFN : DYNCALL_ERR_INVAL;
+	}
+	dc_unlock(&saved);
+	return s;
+}
+
+DC_EXPORT int dyncall_fn_callers(const void *fn, struct dyncall_fn_callers *out)
+{
+	struct dc_fn *f;
+	sigset_t saved;
+	int s = DYNCALL_OK;
+
+	if (!out)
+		return DYNCALL_ERR_INVAL;
+	memset(out, 0, sizeof(*out));
+	if (!fn)
+		return DYNCALL_ERR_INVAL;
+	state_begin(&saved);
+	f = fn_lookup((uintptr_t)fn);
+	if (f) {
+		mod_callers(f->mod);
+		out->status = f->mod->cs_status;
+		out->sites = f->ncs;
+		for (unsigned k = 0; k < f->ncs; k++)
+			out->redirected += f->cs[k].p.cur != f->a.func;
+		out->skipped = f->cs_skipped;
+	} else {
+		s = DYNCALL_ERR_NOFN;
 	}
 	dc_unlock(&saved);
 	return s;

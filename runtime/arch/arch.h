@@ -280,6 +280,26 @@ int arch_fentry_slot_step(const struct arch_fentry *f, uintptr_t value,
 int arch_fentry_ool_steps(const struct arch_fentry *f, struct arch_step *s,
 			  int max);
 
+/* Redirects at the call sites (docs/prologues.md "Redirects at the call
+ * sites"): a redirect of a function with no handlers also rewrites the
+ * direct calls and jumps of it that the module's file lists (the
+ * relocations the linker kept with --emit-relocs).  For a relocation of
+ * type `type` whose field is at `field` (its run-time address; the module
+ * says [field - ARCH_CALLER_BEFORE, field + ARCH_CALLER_AFTER) is in its
+ * executable segment): is it the field of a direct call or jump whose
+ * destination one branch write changes?  Then *site is that branch (for
+ * arch_branch_read/plan), *op its kind, and the destination the linker
+ * gave it is S + A + *bias (S the symbol, A the addend); the caller then
+ * checks that the branch decodes to exactly that destination.  An arch
+ * without it leaves ARCH_HAS_CALLERS 0 and redirects stay at the entry. */
+#ifndef ARCH_HAS_CALLERS
+#define ARCH_HAS_CALLERS 0
+#endif
+#if ARCH_HAS_CALLERS
+bool arch_caller_reloc(uint32_t type, uintptr_t field, uintptr_t *site,
+		       enum arch_op *op, int64_t *bias);
+#endif
+
 /* Generated code.  A jump function: run handlers h[0..n) with data d[i]
  * (guard, registers), then continue at resume; returns its size
  * (<= arch_fentry_jf_size(n)).  vec: which vector argument registers to
@@ -292,6 +312,12 @@ int arch_fentry_ool_steps(const struct arch_fentry *f, struct arch_step *s,
 struct arch_fentry_vec {
 	unsigned n;     /* 0 .. ARCH_FENTRY_VEC_REGS */
 	unsigned width; /* bytes: 16, 32, 64 */
+	/* The compiler's record says what the vector registers carry and
+	 * the saves keep all of it: nothing else in them is live at the
+	 * entry (x86-64: the jump function clears the upper halves,
+	 * vzeroupper, so that its SSE code and the handlers run without
+	 * dirty upper state). */
+	bool upper_dead;
 };
 size_t arch_fentry_jf_size(unsigned n);
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,

@@ -540,3 +540,45 @@ void arch_flush_icache(uintptr_t addr, size_t len)
 	(void)addr;
 	(void)len;
 }
+
+/*
+ * A caller site from a relocation the linker kept (arch.h
+ * arch_caller_reloc; docs/prologues.md "Redirects at the call sites").
+ * The 32-bit PC-relative relocations (R_X86_64_PC32, _PLT32, and
+ * _GOTPCRELX / _REX_GOTPCRELX, which GNU ld turns into a direct call or
+ * jump when it relaxes `call/jmp *f@GOTPCREL(%rip)`) fill one of:
+ *   - the rel32 of `e8 call`, `e9 jmp` (or `0f 8x jcc`, not patched);
+ *   - the disp32 of a RIP-relative operand, right after its ModRM byte,
+ *     which has mod 00 and r/m 101: 05 0d 15 1d 25 2d 35 3d, never e8/e9
+ *     (RIP-relative addressing has no SIB byte; a SIB's disp32 is
+ *     absolute, never a PC-relative relocation);
+ *   - data or an immediate written by hand (`.long f - .`, `$f - .`):
+ *     neither GCC nor Clang emits one in code.
+ * So a field right after e8/e9 is a call or jump rel32 in compiler
+ * output; the caller also checks that it decodes to exactly the
+ * destination the linker gave it (S + A + 4: the rel32 is relative to
+ * the end of the field) and that a registered patchable function is
+ * there.  `67 e8` (ld's `addr32 call f`) is a call too: its e8 is the
+ * branch written (a thread spinning on a jump-to-self `eb fe` there
+ * continues at the e8, with the same return address).
+ */
+#define R_X86_64_PC32_ 2
+#define R_X86_64_PLT32_ 4
+#define R_X86_64_GOTPCRELX_ 41
+#define R_X86_64_REX_GOTPCRELX_ 42
+bool arch_caller_reloc(uint32_t type, uintptr_t field, uintptr_t *site,
+		       enum arch_op *op, int64_t *bias)
+{
+	uint8_t b;
+
+	if (type != R_X86_64_PC32_ && type != R_X86_64_PLT32_ &&
+	    type != R_X86_64_GOTPCRELX_ && type != R_X86_64_REX_GOTPCRELX_)
+		return false;
+	b = *(const uint8_t *)(field - 1);
+	if (b != OP_CALL32 && b != OP_JMP32)
+		return false;
+	*site = field - 1;
+	*op = b == OP_CALL32 ? ARCH_OP_CALL : ARCH_OP_JMP;
+	*bias = 4;
+	return true;
+}

@@ -15,6 +15,9 @@
 #define ARCH_REGION_HEADER 256 /* shared entries at the start of a region */
 #define ARCH_HAS_FENTRY 1      /* x86_64_prologue.c                       */
 #define ARCH_FENTRY_JF_NEAR_FN 1 /* jump functions beside their function   */
+#define ARCH_HAS_CALLERS 1     /* redirects rewrite listed call sites     */
+#define ARCH_CALLER_BEFORE 1   /* the e8/e9 before a rel32 field          */
+#define ARCH_CALLER_AFTER 4    /* the rel32 field                         */
 #define ARCH_FENTRY_VEC_REGS DYNCALL_X86_64_VEC_ARG_REGS /* xmm0-7     */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_HAS_COND 1        /* COND sites: e8 <rel32> <-> 5-byte NOP  */

@@ -290,6 +290,15 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *                                     the whole register, I < vec.n, when
  *                                     a wider vector argument may be in
  *                                     it (DYNCALL_FN_REC_VEC_YMM/ZMM)
+ *        [c5 f8 77]                   vzeroupper: a function with a record
+ *                                     (vec.upper_dead) on a CPU with AVX:
+ *                                     nothing live is above what was
+ *                                     saved, and no legacy-SSE instruction
+ *                                     below or in a handler may meet a
+ *                                     dirty upper state (on this machine
+ *                                     that cost about 110 ns per call:
+ *                                     docs/prologues.md "The wide saves
+ *                                     and the upper state")
  *        0f 29 ...                    movaps %xmm0..(vec.n-1) -> regs->vec
  *                                     (vec.n: the registers the prototype
  *                                     uses, 8 if unknown; none when every
@@ -307,8 +316,9 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *                                     movabs $h, %rax; call *%rax: far)
  *        64 c7 04 25 <tp> 0 0 0 0     movl $0, %fs:tp
  *        the registers back, as the handlers left them (wide: the
- *        whole register first, then movaps of its low 16 bytes from
- *        regs->vec: a legacy-SSE write keeps the bits above 127)
+ *        whole register first, then its low 16 bytes from regs->vec by
+ *        vinsertf128/vinsertf32x4 $0: no legacy-SSE write after the
+ *        wide loads dirtied the upper state)
  *        48 89 ec / 5d                mov %rbp, %rsp; pop %rbp
  *        e9 <rel32 resume>            jmp resume
  *   far: ff 25 00 00 00 00 <resume>   jmp *lit(%rip) (only if resume is
@@ -339,6 +349,8 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
 #define JF_SAVE_SIZE 0x5a /* endbr64 ... regs->ret */
 #define JF_VEC_SIZE 55 /* 8 movaps, stores or loads */
 #define JF_WIDE_SIZE (8 * 11) /* 8 vmovdqu64, stores or loads */
+#define JF_VZU_SIZE 3 /* vzeroupper */
+#define JF_INSERT_SIZE (8 * 11) /* 8 vinsertf32x4 */
 #define JF_R10_SIZE 5
 #define JF_CALL 42 /* worst case of one handler's call */
 #define JF_REST_SIZE 52 /* movl $0 ... mov 8(%rsp), %r10 */
@@ -361,8 +373,9 @@ static int32_t busy_tpoff(void)
 
 size_t arch_fentry_jf_size(unsigned n)
 {
-	return JF_SAVE_SIZE + 2 * (JF_WIDE_SIZE + JF_VEC_SIZE) + JF_R10_SIZE +
-	       n * JF_CALL + JF_REST_SIZE + JF_LEAVE_SIZE + JF_TAIL;
+	return JF_SAVE_SIZE + JF_WIDE_SIZE + JF_VZU_SIZE + JF_VEC_SIZE +
+	       JF_R10_SIZE + n * JF_CALL + JF_REST_SIZE + JF_WIDE_SIZE +
+	       JF_INSERT_SIZE + JF_LEAVE_SIZE + JF_TAIL; /* >= JF_VEC_SIZE */
 }
 
 /* One instruction per line. */
@@ -493,6 +506,40 @@ static uint8_t *put_wide(uint8_t *p, unsigned n, unsigned width, uint8_t op)
 	return p;
 }
 
+/*
+ * The low 16 bytes of ymm/zmm 0..n-1 from regs->vec (80+16*I(%rsp)),
+ * keeping the rest of each register as the wide loads left it (VEX and
+ * EVEX: no legacy-SSE write while the upper state is dirty):
+ *   c4 e3 <vvvv> 18 84|I<<3 24 <disp32> 00         vinsertf128 $0
+ *   62 f3 <vvvv> 48 18 84|I<<3 24 <disp32> 00      vinsertf32x4 $0
+ * vvvv (the register merged into, I itself) is inverted in bits 3-6 of
+ * the byte; 0x05: VEX.L/EVEX bit 2 set, pp = 66.
+ */
+static uint8_t *put_insert(uint8_t *p, unsigned n, unsigned width)
+{
+	for (unsigned i = 0; i < n; i++) {
+		int32_t disp = 80 + (int32_t)(i * 16);
+		uint8_t vvvv = (uint8_t)((~i & 0xf) << 3 | 0x05);
+
+		if (width == 64) {
+			*p++ = 0x62;
+			*p++ = 0xf3;
+			*p++ = vvvv;
+			*p++ = 0x48; /* 512 bits, no mask */
+		} else {
+			*p++ = 0xc4;
+			*p++ = 0xe3;
+			*p++ = vvvv;
+		}
+		*p++ = 0x18;
+		*p++ = (uint8_t)(0x84 | i << 3); /* disp32(%rsp), reg I */
+		*p++ = 0x24;
+		p = put(p, &disp, 4);
+		*p++ = 0; /* the low 128 bits */
+	}
+	return p;
+}
+
 /* rel32 of a branch whose displacement ends at p (buf at address at) */
 static void put_rel32(uint8_t *p, uint8_t *buf, uintptr_t at, uintptr_t to)
 {
@@ -509,9 +556,10 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	static const uint8_t ld_ret[5] = { 0x48, 0x8b, 0x74, 0x24, 0x48 };
 	static const uint8_t lea_rcx[5] = { 0x48, 0x8d, 0x4c, 0x24, 0x10 };
 	static const uint8_t call_rax[2] = { 0xff, 0xd0 };
+	static const uint8_t vzeroupper[JF_VZU_SIZE] = { 0xc5, 0xf8, 0x77 };
 	int32_t tp = busy_tpoff();
 	uint8_t *p = buf, *jne, *clr;
-	bool far;
+	bool far, wide;
 
 	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
 	p = put(p, jf_save, sizeof(jf_save));
@@ -522,12 +570,15 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 		vec.n = DYNCALL_X86_64_VEC_ARG_REGS;
 	if (vec.width > cpu_vec_width())
 		vec.width = cpu_vec_width();
-	if (vec.n && vec.width > 16) {
+	wide = vec.n && vec.width > 16;
+	if (wide) {
 		int32_t frame = JF_FRAME_WIDE;
 
 		memcpy(buf + JF_SUB_IMM, &frame, 4);
 		p = put_wide(p, vec.n, vec.width, 0x7f);
 	}
+	if (vec.upper_dead && cpu_vec_width() > 16)
+		p = put(p, vzeroupper, sizeof(vzeroupper));
 	p = put(p, jf_vec_save, jf_vec_len[vec.n]);
 	p = put(p, jf_r10, sizeof(jf_r10));
 	for (unsigned i = 0; i < n; i++) {
@@ -551,9 +602,12 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	clr = p + JF_CLR_TP;
 	p = put(p, jf_rest, sizeof(jf_rest));
 	memcpy(clr, &tp, 4);
-	if (vec.n && vec.width > 16)
+	if (wide) {
 		p = put_wide(p, vec.n, vec.width, 0x6f);
-	p = put(p, jf_vec_rest, jf_vec_len[vec.n]);
+		p = put_insert(p, vec.n, vec.width);
+	} else {
+		p = put(p, jf_vec_rest, jf_vec_len[vec.n]);
+	}
 	p = put(p, jf_leave, sizeof(jf_leave));
 	far = !rel32_ok(at + (uintptr_t)(p - buf) + 5, resume) ||
 	      !rel32_ok(at + (uintptr_t)(jne - buf) + 4, resume);

@@ -4,9 +4,9 @@
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-GCC
 // RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-GCC %}
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.clang | FileCheck %s --check-prefixes=OUT,REC
+// RUN: %t.clang | FileCheck %s --check-prefixes=OUT,REC -DRECUPPER=%rec_upper
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc
-// RUN: %t.gcc | FileCheck %s --check-prefixes=OUT,REC
+// RUN: %t.gcc | FileCheck %s --check-prefixes=OUT,REC -DRECUPPER=%rec_upper
 // RUN: %dyncall_rewrite check %t.gcc
 // RUN: %dyncall_rewrite check %t.clang
 // RUN: %dyncall_rewrite list --prologues %t.gcc | FileCheck %s --check-prefix=LIST
@@ -112,7 +112,9 @@ static const uint8_t *jump_function(void *f)
 
 /* Which jump function (test/prologues/jump-function-x86_64.c has one in
  * full): the number of movaps saves at 0x5a, right after regs->ret (the
- * NO_VEC form saves r10 there), "xmmN". */
+ * NO_VEC form saves r10 there), "xmmN", after the vzeroupper of a
+ * function with a record (counted in vzus, of jfs). */
+static int jfs, vzus;
 static const char *form(void *f)
 {
 	static const uint8_t r10[] = { 0x4c, 0x89, 0x54, 0x24, 0x08 };
@@ -122,7 +124,13 @@ static const char *form(void *f)
 
 	if (!jf)
 		return "none";
-	for (p = jf + 0x5a; p[0] == 0x0f && p[1] == 0x29; n++)
+	p = jf + 0x5a;
+	jfs++;
+	if (p[0] == 0xc5 && p[1] == 0xf8 && p[2] == 0x77) { /* vzeroupper */
+		vzus++;
+		p += 3;
+	}
+	for (; p[0] == 0x0f && p[1] == 0x29; n++)
 		p += (p[2] & 0xc0) == 0x40 ? 5 : 8; /* disp8 | disp32 */
 	if (memcmp(p, r10, sizeof(r10)))
 		return "other";
@@ -198,5 +206,10 @@ int main(void)
 	// OUT-NEXT: bad: 1
 	printf("bad: %d\n", dyncall_fn_flags((void *)ints, NULL) ==
 				    DYNCALL_ERR_INVAL);
+	/* with records, every jump function clears the upper halves first
+	 * (where the CPU has AVX: %rec_upper, lit.local.cfg); without, none */
+	// REC-NEXT:   vzeroupper: [[RECUPPER]]
+	// PLAIN-NEXT: vzeroupper: none
+	printf("vzeroupper: %s\n", vzus == jfs ? "all" : vzus ? "some" : "none");
 	return 0;
 }

@@ -1,5 +1,5 @@
-// Checks the x86-64 jump function the runtime generates for a hooked function (docs/prologues.md "Jump functions"): its exact code (endbr64, the %fs-relative recursion guard, the saves (of xmm0 only: add's record says it takes one double), direct calls of each handler, the restores, a direct jmp to the body), that Q jumps to it and its jne/jmp reach the body; that xmm0-7 (double arguments, read and changed through regs->vec) and %al of a varargs call survive handlers that clobber them; and that a redirect target more than 2 GiB away is reached through the jump function's literal.
-// REQUIRES: x86_64, dyncall-runtime
+// Checks the x86-64 jump function the runtime generates for a hooked function (docs/prologues.md "Jump functions"): its exact code (endbr64, the %fs-relative recursion guard, the saves (of xmm0 only: add's record says it takes one double, after a vzeroupper: the record says the upper halves carry nothing; the CPU must have AVX, else the runtime leaves it out), direct calls of each handler, the restores, a direct jmp to the body), that Q jumps to it and its jne/jmp reach the body; that xmm0-7 (double arguments, read and changed through regs->vec) and %al of a varargs call survive handlers that clobber them; and that a redirect target more than 2 GiB away is reached through the jump function's literal.
+// REQUIRES: x86_64, dyncall-runtime, cpu-avx
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
 // RUN: %t.gcc-cet %t.gcc-cet.bin %t.gcc-cet.novec %t.gcc-cet.batch | FileCheck %s --check-prefixes=OUT,VIAQ
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc-cet.bin | FileCheck %s
@@ -30,35 +30,39 @@
 // CHECK-NEXT: 4c: 48 89 44 24 40 mov %rax,0x40(%rsp)
 // CHECK-NEXT: 51: 48 8b 75 08 mov 0x8(%rbp),%rsi
 // CHECK-NEXT: 55: 48 89 74 24 48 mov %rsi,0x48(%rsp)
-// CHECK-NEXT: 5a: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
+// a record (add's, and every function's built by dyncall-cc): vzeroupper
+// first, so that the SSE code here and in the handlers never meets a dirty
+// upper state (docs/prologues.md "The wide saves and the upper state")
+// CHECK-NEXT: 5a: c5 f8 77 vzeroupper
+// CHECK-NEXT: 5d: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
 // add(long, long, double): its record says xmm0 only (DYNCALL_FN_REC_VEC_COUNT,
 // n = 1); the 8-register form: test/prologues/vec-args-x86_64.c
-// CHECK-NEXT: 5f: 4c 89 54 24 08 mov %r10,0x8(%rsp)
+// CHECK-NEXT: 62: 4c 89 54 24 08 mov %r10,0x8(%rsp)
 // first handler: fn, regs->ret (already in %rsi), data, regs; a direct call
-// CHECK-NEXT: 64: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN:\$0x[0-9a-f]+]],%rdi
-// CHECK-NEXT: 6e: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA:\$0x[0-9a-f]+]],%rdx
-// CHECK-NEXT: 78: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
-// CHECK-NEXT: 7d: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
+// CHECK-NEXT: 67: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN:\$0x[0-9a-f]+]],%rdi
+// CHECK-NEXT: 71: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA:\$0x[0-9a-f]+]],%rdx
+// CHECK-NEXT: 7b: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
+// CHECK-NEXT: 80: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
 // the second handler
-// CHECK-NEXT: 82: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN]],%rdi
-// CHECK-NEXT: 8c: 48 8b 74 24 48 mov 0x48(%rsp),%rsi
-// CHECK-NEXT: 91: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA]],%rdx
-// CHECK-NEXT: 9b: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
-// CHECK-NEXT: a0: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
+// CHECK-NEXT: 85: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN]],%rdi
+// CHECK-NEXT: 8f: 48 8b 74 24 48 mov 0x48(%rsp),%rsi
+// CHECK-NEXT: 94: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA]],%rdx
+// CHECK-NEXT: 9e: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
+// CHECK-NEXT: a3: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
 // the guard off, the registers back as the handlers left them, on to the body
-// CHECK-NEXT: a5: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
-// CHECK-NEXT: b1: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
-// CHECK-NEXT: b6: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
-// CHECK-NEXT: bb: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
-// CHECK-NEXT: c0: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
-// CHECK-NEXT: c5: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
-// CHECK-NEXT: ca: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
-// CHECK-NEXT: cf: 48 8b 44 24 40 mov 0x40(%rsp),%rax
-// CHECK-NEXT: d4: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
-// CHECK-NEXT: d9: 0f 28 44 24 50 movaps 0x50(%rsp),%xmm0
-// CHECK-NEXT: de: 48 89 ec mov %rbp,%rsp
-// CHECK-NEXT: e1: 5d pop %rbp
-// CHECK-NEXT: e2: e9 {{.. .. .. ..}} jmp [[RESUME]]
+// CHECK-NEXT: a8: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
+// CHECK-NEXT: b4: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
+// CHECK-NEXT: b9: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
+// CHECK-NEXT: be: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
+// CHECK-NEXT: c3: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
+// CHECK-NEXT: c8: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
+// CHECK-NEXT: cd: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
+// CHECK-NEXT: d2: 48 8b 44 24 40 mov 0x40(%rsp),%rax
+// CHECK-NEXT: d7: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
+// CHECK-NEXT: dc: 0f 28 44 24 50 movaps 0x50(%rsp),%xmm0
+// CHECK-NEXT: e1: 48 89 ec mov %rbp,%rsp
+// CHECK-NEXT: e4: 5d pop %rbp
+// CHECK-NEXT: e5: e9 {{.. .. .. ..}} jmp [[RESUME]]
 // CHECK-NOT: {{.}}
 // NOVEC:      0: f3 0f 1e fa endbr64
 // NOVEC-NEXT: 4: 64 83 3c 25 {{.. .. .. ..}} 00 cmpl $0x0,%fs:[[TP:0x[0-9a-f]+]]
@@ -80,23 +84,24 @@
 // NOVEC-NEXT: 51: 48 8b 75 08 mov 0x8(%rbp),%rsi
 // NOVEC-NEXT: 55: 48 89 74 24 48 mov %rsi,0x48(%rsp)
 // DYNCALL_FN_NO_VEC: no xmm0-7 saves, one handler, no xmm0-7 restores
-// NOVEC-NEXT: 5a: 4c 89 54 24 08 mov %r10,0x8(%rsp)
-// NOVEC-NEXT: 5f: 48 bf {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdi
-// NOVEC-NEXT: 69: 48 ba {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdx
-// NOVEC-NEXT: 73: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
-// NOVEC-NEXT: 78: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
-// NOVEC-NEXT: 7d: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
-// NOVEC-NEXT: 89: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
-// NOVEC-NEXT: 8e: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
-// NOVEC-NEXT: 93: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
-// NOVEC-NEXT: 98: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
-// NOVEC-NEXT: 9d: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
-// NOVEC-NEXT: a2: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
-// NOVEC-NEXT: a7: 48 8b 44 24 40 mov 0x40(%rsp),%rax
-// NOVEC-NEXT: ac: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
-// NOVEC-NEXT: b1: 48 89 ec mov %rbp,%rsp
-// NOVEC-NEXT: b4: 5d pop %rbp
-// NOVEC-NEXT: b5: e9 {{.. .. .. ..}} jmp [[RESUME]]
+// NOVEC-NEXT: 5a: c5 f8 77 vzeroupper
+// NOVEC-NEXT: 5d: 4c 89 54 24 08 mov %r10,0x8(%rsp)
+// NOVEC-NEXT: 62: 48 bf {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdi
+// NOVEC-NEXT: 6c: 48 ba {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdx
+// NOVEC-NEXT: 76: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
+// NOVEC-NEXT: 7b: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
+// NOVEC-NEXT: 80: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
+// NOVEC-NEXT: 8c: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
+// NOVEC-NEXT: 91: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
+// NOVEC-NEXT: 96: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
+// NOVEC-NEXT: 9b: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
+// NOVEC-NEXT: a0: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
+// NOVEC-NEXT: a5: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
+// NOVEC-NEXT: aa: 48 8b 44 24 40 mov 0x40(%rsp),%rax
+// NOVEC-NEXT: af: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
+// NOVEC-NEXT: b4: 48 89 ec mov %rbp,%rsp
+// NOVEC-NEXT: b7: 5d pop %rbp
+// NOVEC-NEXT: b8: e9 {{.. .. .. ..}} jmp [[RESUME]]
 // NOVEC-NOT: {{.}}
 #include <stdarg.h>
 #include <stdint.h>
@@ -263,14 +268,14 @@ int main(int argc, char **argv)
 	// OUT-NEXT: jne resumes the body: 1, jmp resumes the body: 1
 	printf("jne resumes the body: %d, jmp resumes the body: %d\n",
 	       rel32_target(jf + 0xd, 6) == (uintptr_t)entry + 5,
-	       rel32_target(jf + 0xe2, 5) == (uintptr_t)entry + 5);
+	       rel32_target(jf + 0xe5, 5) == (uintptr_t)entry + 5);
 	/* GCC with endbr64: the entry jumps to Q (f-5), which jumps to jf;
 	 * Clang without: the entry jumps to jf itself */
 	// VIAQ-NEXT:   entry: jmp f-5
 	// DIRECT-NEXT: entry: jmp jf
 	printf("entry: %s\n", describe(add, jf, "jmp jf"));
 	out = fopen(argv[1], "wb");
-	if (!out || fwrite(jf, 1, 0xe7, out) != 0xe7 || fclose(out))
+	if (!out || fwrite(jf, 1, 0xea, out) != 0xea || fclose(out))
 		return 1;
 	// OUT-NEXT: add: 5 count 2
 	// OUT-NEXT: no vec: -1 0 0
@@ -285,7 +290,7 @@ int main(int argc, char **argv)
 					    DYNCALL_FN_NO_VEC));
 	jf = jump_function(add);
 	out = jf ? fopen(argv[2], "wb") : NULL;
-	if (!out || fwrite(jf, 1, 0xba, out) != 0xba || fclose(out))
+	if (!out || fwrite(jf, 1, 0xbd, out) != 0xbd || fclose(out))
 		return 1;
 	// OUT-NEXT: add: 5 count 3
 	printf("add: %ld", padd(2, 3, 0.0));
@@ -301,7 +306,7 @@ int main(int argc, char **argv)
 						 DYNCALL_FN_NO_VEC));
 	jf = jump_function(mul);
 	out = jf ? fopen(argv[3], "wb") : NULL;
-	if (!out || fwrite(jf, 1, 0xba, out) != 0xba || fclose(out))
+	if (!out || fwrite(jf, 1, 0xbd, out) != 0xbd || fclose(out))
 		return 1;
 	printf(" -> %ld", pmul(2, 3));
 	printf(" count %ld\n", count);

@@ -4,11 +4,11 @@
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefix=ASM %}
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.clang | FileCheck %s --check-prefixes=OUT,REC
+// RUN: %t.clang | FileCheck %s --check-prefixes=OUT,REC -DRECUPPER=%rec_upper
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc
-// RUN: %t.gcc | FileCheck %s --check-prefixes=OUT,REC
+// RUN: %t.gcc | FileCheck %s --check-prefixes=OUT,REC -DRECUPPER=%rec_upper
 // RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 %s -o %t.gcc11 %}
-// RUN: %if gcc11-plugin %{ %t.gcc11 | FileCheck %s --check-prefixes=OUT,REC %}
+// RUN: %if gcc11-plugin %{ %t.gcc11 | FileCheck %s --check-prefixes=OUT,REC -DRECUPPER=%rec_upper %}
 // RUN: %dyncall_rewrite list --prologues %t.gcc | FileCheck %s --check-prefix=LIST
 // RUN: %dyncall_rewrite list --prologues %t.clang | FileCheck %s --check-prefix=LIST
 // the same program without the plugins: no record, xmm0-7 saved
@@ -150,7 +150,9 @@ static const dyncall_fn_handler cnts[16] = {
 };
 
 /* The jump function Q leads to (Q = f - 8: 90 90 90 e9 <rel32>), and the
- * number of movaps saves right after regs->ret (0x5a). */
+ * number of movaps saves right after regs->ret (0x5a), after the
+ * vzeroupper of a function with a record (counted in vzus, of jfs). */
+static int jfs, vzus;
 static int saves(void *f)
 {
 	const volatile uint8_t *q = (const volatile uint8_t *)f - 8;
@@ -163,6 +165,11 @@ static int saves(void *f)
 	for (int i = 3; i >= 0; i--)
 		rel = rel << 8 | q[4 + i];
 	p = (const uint8_t *)q + 8 + (int32_t)rel + 0x5a;
+	jfs++;
+	if (p[0] == 0xc5 && p[1] == 0xf8 && p[2] == 0x77) { /* vzeroupper */
+		vzus++;
+		p += 3;
+	}
 	for (; p[0] == 0x0f && p[1] == 0x29; n++)
 		p += (p[2] & 0xc0) == 0x40 ? 5 : 8; /* disp8 | disp32 */
 	return n;
@@ -274,5 +281,10 @@ int main(void)
 	printf("16 handlers: %d saves %d", st, saves((void *)nine));
 	v = pnine(1, 2, 3, 4, 5, 6, 7, 8, 9);
 	printf(" -> %.0f calls %ld\n", v, calls);
+	/* with records, every jump function clears the upper halves first
+	 * (where the CPU has AVX: %rec_upper, lit.local.cfg); without, none */
+	// REC-NEXT:   vzeroupper: [[RECUPPER]]
+	// PLAIN-NEXT: vzeroupper: none
+	printf("vzeroupper: %s\n", vzus == jfs ? "all" : vzus ? "some" : "none");
 	return 0;
 }

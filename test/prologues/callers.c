@@ -1,0 +1,398 @@
+// Checks redirects at the call sites (docs/prologues.md "Redirects at the call sites", x86-64): a redirect of a function with no handlers rewrites its direct calls and tail jumps in its module (from the relocations the linker kept: dyncall-cc --dyncall-prologues links with -Wl,--emit-relocs) to the target, byte-checked in memory; re-targeting, a handler added and removed, and restore move them back (restore: byte-identical); a recursive function's own call; a DSO's call of its own hidden function (rewritten) and of its default-visibility one (through its PLT: not listed, reached through the entry); a program linked without the table (--dyncall-no-caller-table), without a build-id, and a DSO whose file was replaced after the dlopen (another build-id) get no caller rewriting and the same results. Every function redirected to its own original gives the plain build's output. GCC 12, GCC 11, Clang; PIE and not; -fcf-protection; LTO (Clang with lld, GCC).
+// REQUIRES: x86_64, dyncall-runtime
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %clang -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/plain-lib.so
+// RUN: %clang -O2 -I%src_root/include %s -o %t/plain -ldl %libdyncall_ldflags
+// RUN: %t/plain %t/plain-lib.so | grep '^results' > %t/plain.out
+//
+// The linked program's bytes and relocations (what the runtime reads):
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -ffunction-sections %s -o %t/gcc -ldl
+// RUN: llvm-objdump -d --no-show-raw-insn --disassemble-symbols=caller,tail %t/gcc | FileCheck %s --check-prefix=DIS
+// RUN: llvm-readelf -r %t/gcc | FileCheck %s --check-prefix=RELA
+// DIS: <caller>:
+// DIS: call{{.*}} <f>
+// DIS: <tail>:
+// DIS: jmp{{.*}} <f>
+// RELA: Relocation section '.rela.text'
+// RELA: R_X86_64_PLT32 {{.*}} f - 4
+//
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/gcc-lib.so
+// RUN: %t/gcc %t/gcc-lib.so > %t/gcc.out
+// RUN: FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE < %t/gcc.out
+// RUN: grep '^results' %t/gcc.out | diff %t/plain.out -
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -ffunction-sections -no-pie %s -o %t/gcc-nopie -ldl
+// RUN: %t/gcc-nopie %t/gcc-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 -ffunction-sections %s -o %t/gcc-cet -ldl
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/gcc-cet-lib.so
+// RUN: %t/gcc-cet %t/gcc-cet-lib.so > %t/gcc-cet.out
+// RUN: FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE < %t/gcc-cet.out
+// RUN: grep '^results' %t/gcc-cet.out | diff %t/plain.out -
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 -ffunction-sections -no-pie %s -o %t/gcc-cet-nopie -ldl
+// RUN: %t/gcc-cet-nopie %t/gcc-cet-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE
+// RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 -ffunction-sections %s -o %t/gcc11 -ldl %}
+// RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/gcc11-lib.so %}
+// RUN: %if gcc11-plugin %{ %t/gcc11 %t/gcc11-lib.so > %t/gcc11.out %}
+// RUN: %if gcc11-plugin %{ FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE < %t/gcc11.out %}
+// RUN: %if gcc11-plugin %{ grep '^results' %t/gcc11.out | diff %t/plain.out - %}
+// RUN: %if gcc11-plugin %{ %dyncall_cc gcc-11 --dyncall-prologues -fcf-protection=full -O2 -ffunction-sections -no-pie %s -o %t/gcc11-cet -ldl %}
+// RUN: %if gcc11-plugin %{ %t/gcc11-cet %t/gcc11-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE %}
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 -ffunction-sections %s -o %t/clang -ldl
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/clang-lib.so
+// RUN: %t/clang %t/clang-lib.so > %t/clang.out
+// RUN: FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE < %t/clang.out
+// RUN: grep '^results' %t/clang.out | diff %t/plain.out -
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 -ffunction-sections -no-pie %s -o %t/clang-nopie -ldl
+// RUN: %t/clang-nopie %t/clang-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE
+// RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 -ffunction-sections %s -o %t/clang-cet -ldl
+// RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/clang-cet-lib.so
+// RUN: %t/clang-cet %t/clang-cet-lib.so > %t/clang-cet.out
+// RUN: FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE < %t/clang-cet.out
+// RUN: grep '^results' %t/clang-cet.out | diff %t/plain.out -
+// RUN: %dyncall_cc %clang --dyncall-prologues -fcf-protection=full -O2 -ffunction-sections -no-pie %s -o %t/clang-cet-nopie -ldl
+// RUN: %t/clang-cet-nopie %t/clang-cet-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE
+//
+// LTO: Clang with lld, GCC.
+// RUN: %if lld %{ %dyncall_cc %clang --dyncall-prologues -flto -fuse-ld=lld -O2 -ffunction-sections %s -o %t/clang-lto -ldl %}
+// RUN: %if lld %{ %t/clang-lto %t/clang-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECANY %}
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -flto -O2 -ffunction-sections %s -o %t/gcc-lto -ldl
+// RUN: %t/gcc-lto %t/gcc-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECANY
+//
+// No caller table: linked without the relocations; without a build-id;
+// a DSO whose file was replaced after the dlopen (the runtime must not read
+// the new file's relocations for the old image).
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues --dyncall-no-caller-table -O2 -ffunction-sections %s -o %t/gcc-norel -ldl
+// RUN: llvm-readelf -S %t/gcc-norel | FileCheck %s --check-prefix=NORELA
+// NORELA-NOT: .rela.text
+// RUN: %t/gcc-norel %t/gcc-lib.so > %t/gcc-norel.out
+// RUN: FileCheck %s --check-prefixes=CHECK,NOREL < %t/gcc-norel.out
+// RUN: grep '^results' %t/gcc-norel.out | diff %t/plain.out -
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 -ffunction-sections %s -o %t/clang-nobid -ldl -Wl,--build-id=none
+// RUN: %t/clang-nobid %t/clang-lib.so | FileCheck %s --check-prefixes=CHECK,NOBID
+// RUN: cp %t/gcc-lib.so %t/swapped-lib.so
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -DVARIANT -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/variant-lib.so
+// RUN: %t/gcc %t/swapped-lib.so %t/variant-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE-MAIN,SWAPPED,RECSITE
+//
+// A site another patcher changed (the test writes it: with the mprotect
+// writer, which its own mprotect write does not bypass) is never written:
+// restore is refused and f stays redirected (the site goes where the other
+// patcher put it, every other call reaches g through f's entry).
+// RUN: env DYNCALL_TEXT_WRITE=mprotect CALLERS_FOREIGN=1 %t/gcc %t/gcc-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE,FOREIGN
+//
+// Without -ffunction-sections GNU as resolves GCC's `jmp f` to a function
+// of the same section itself: no relocation, so the tail jump is not
+// listed and keeps reaching the target through f's entry.
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t/gcc-onesec -ldl
+// RUN: llvm-objdump -d --no-show-raw-insn --disassemble-symbols=caller,tail %t/gcc-onesec | FileCheck %s --check-prefix=DIS
+// RUN: llvm-readelf -r %t/gcc-onesec | FileCheck %s --check-prefix=RELA
+// RUN: %t/gcc-onesec %t/gcc-lib.so > %t/gcc-onesec.out
+// RUN: FileCheck %s --check-prefixes=CHECK,GASJMP,RECSITE < %t/gcc-onesec.out
+// RUN: grep '^results' %t/gcc-onesec.out | diff %t/plain.out -
+
+// CHECK: sites found: caller 1 tail 1 rec 1 lcaller 1
+// CHECK-NEXT: redirect f -> g: 0
+// CHECK-NEXT: caller 1016 tail 1018 pointer 1015
+// TABLE-NEXT: bytes: caller->g 1 tail->g 1
+// TABLE-NEXT: f: table 0 all-rewritten 1 skipped 0
+// TABLE-MAIN-NEXT: bytes: caller->g 1 tail->g 1
+// TABLE-MAIN-NEXT: f: table 0 all-rewritten 1 skipped 0
+// GASJMP-NEXT: bytes: caller->g 1 tail->g 0
+// GASJMP-NEXT: f: table 0 all-rewritten 1 skipped 0
+// NOREL-NEXT: bytes: caller->g 0 tail->g 0
+// NOREL-NEXT: f: table -17 all-rewritten 0 skipped 0
+// NOBID-NEXT: bytes: caller->g 0 tail->g 0
+// NOBID-NEXT: f: table -18 all-rewritten 0 skipped 0
+// CHECK-NEXT: redirect f -> g2: 0
+// CHECK-NEXT: caller 2016 tail 2018 pointer 2015
+// TABLE-NEXT: bytes: caller->g2 1 tail->g2 1
+// TABLE-MAIN-NEXT: bytes: caller->g2 1 tail->g2 1
+// GASJMP-NEXT: bytes: caller->g2 1 tail->g2 0
+// NOREL-NEXT: bytes: caller->g2 0 tail->g2 0
+// NOBID-NEXT: bytes: caller->g2 0 tail->g2 0
+// CHECK-NEXT: hook f: 0
+// CHECK-NEXT: caller 2016 tail 2018 pointer 2015 handled 3
+// CHECK-NEXT: bytes: caller->f 1 tail->f 1
+// CHECK-NEXT: unhook f: 0
+// CHECK-NEXT: caller 2016 tail 2018 pointer 2015 handled 3
+// TABLE-NEXT: bytes: caller->g2 1 tail->g2 1
+// TABLE-MAIN-NEXT: bytes: caller->g2 1 tail->g2 1
+// GASJMP-NEXT: bytes: caller->g2 1 tail->g2 0
+// NOREL-NEXT: bytes: caller->g2 0 tail->g2 0
+// NOBID-NEXT: bytes: caller->g2 0 tail->g2 0
+// CHECK-NEXT: restore f: 0
+// CHECK-NEXT: caller 16 tail 18 pointer 15
+// CHECK-NEXT: bytes: caller, tail as built 1 1
+// CHECK-NEXT: redirect rec -> rec_v2: 0 rec(12) ok 1
+// RECSITE-NEXT: rec: rewritten 1
+// RECANY-NEXT: rec: rewritten {{[01]}}
+// NOREL-NEXT: rec: rewritten 0
+// NOBID-NEXT: rec: rewritten 0
+// CHECK-NEXT: restore rec: 0 rec(12) ok 1 as built 1
+// CHECK-NEXT: redirect lf -> lg: 0
+// CHECK-NEXT: lcaller 142 lpubcaller 12
+// TABLE-NEXT: bytes: lcaller->lg 1
+// TABLE-NEXT: lf: table 0 sites 1 rewritten 1 skipped 0
+// GASJMP-NEXT: bytes: lcaller->lg 1
+// GASJMP-NEXT: lf: table 0 sites 1 rewritten 1 skipped 0
+// NOREL-NEXT: bytes: lcaller->lg 1
+// NOREL-NEXT: lf: table 0 sites 1 rewritten 1 skipped 0
+// NOBID-NEXT: bytes: lcaller->lg 1
+// NOBID-NEXT: lf: table 0 sites 1 rewritten 1 skipped 0
+// SWAPPED-NEXT: bytes: lcaller->lg 0
+// SWAPPED-NEXT: lf: table -18 sites 0 rewritten 0 skipped 0
+// CHECK-NEXT: redirect lpub -> lg: 0
+// CHECK-NEXT: lcaller 142 lpubcaller 142
+// CHECK-NEXT: lpub: table {{-?[0-9]+}} sites 0 rewritten 0 skipped 0
+// CHECK-NEXT: restore lf, lpub: 0 0
+// CHECK-NEXT: lcaller 16 lpubcaller 12
+// CHECK-NEXT: bytes: lcaller as built 1
+// FOREIGN-NEXT: foreign write: restore f -6 still redirected 1
+// FOREIGN-NEXT: caller 2016 tail 1018 pointer 1015
+// FOREIGN-NEXT: f: table 0 all-rewritten 1 skipped 1
+// FOREIGN-NEXT: put back: restore f 0
+// FOREIGN-NEXT: caller 16 tail 18 pointer 15
+// FOREIGN-NEXT: bytes: caller, tail as built 1 1
+// CHECK-NEXT: every function redirected to its original: 0
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <dyncall.h>
+
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE __attribute__((noipa))
+#endif
+
+volatile long sink;
+
+NOINLINE long f(long x) { sink++; return x * 3; }
+NOINLINE long g(long x) { sink++; return x * 3 + 1000; }
+NOINLINE long g2(long x) { sink++; return x * 3 + 2000; }
+NOINLINE long caller(long x) { return f(x) + 1; }
+NOINLINE long tail(long x) { return f(x + 1); }
+NOINLINE long rec(long n) { sink++; return n < 2 ? n : (rec(n - 1) ^ n) + 1; }
+NOINLINE long rec_v2(long n)
+{
+	long (*orig)(long) = (long (*)(long))dyncall_fn_original(rec);
+
+	return 1 + orig(n);
+}
+
+/* what rec(n) returns while redirected to rec_v2: its own calls (listed
+ * sites or not) reach rec_v2 too */
+static long rec_ref(long n)
+{
+	return 1 + (n < 2 ? n : (rec_ref(n - 1) ^ n) + 1);
+}
+
+static long rec_plain(long n)
+{
+	return n < 2 ? n : (rec_plain(n - 1) ^ n) + 1;
+}
+
+static long handled;
+
+static void handler(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	handled++;
+	(void)fn, (void)ret, (void)data, (void)r;
+}
+
+/* The first `op rel32` (e8 call, e9 jmp) in fn's first 256 bytes that
+ * goes to dest. */
+static unsigned char *find_site(void *fn, void *dest, unsigned char op)
+{
+	unsigned char *p = fn;
+
+	for (int i = 0; i < 256; i++) {
+		int32_t d;
+
+		memcpy(&d, p + i + 1, 4);
+		if (p[i] == op && p + i + 5 + d == (unsigned char *)dest)
+			return p + i;
+	}
+	return NULL;
+}
+
+/* Does the branch at site go to dest? */
+static int goes(const unsigned char *site, void *dest)
+{
+	int32_t d;
+
+	if (!site)
+		return 0;
+	memcpy(&d, site + 1, 4);
+	return site + 5 + d == (const unsigned char *)dest;
+}
+
+/* f: its sites are caller's, tail's and however many calls of f the
+ * compiler left in main's results() */
+static void callers_all(const char *name, void *fn)
+{
+	struct dyncall_fn_callers c;
+	int s = dyncall_fn_callers(fn, &c);
+
+	printf("%s: table %d all-rewritten %d skipped %u\n", name,
+	       s ? s : c.status, c.sites >= 2 && c.redirected == c.sites,
+	       c.skipped);
+}
+
+static void callers(const char *name, void *fn)
+{
+	struct dyncall_fn_callers c;
+	int s = dyncall_fn_callers(fn, &c);
+
+	printf("%s: table %d sites %u rewritten %u skipped %u\n", name,
+	       s ? s : c.status, c.sites, c.redirected, c.skipped);
+}
+
+static long (*volatile fp)(long) = f;
+
+static void calls(void)
+{
+	printf("caller %ld tail %ld pointer %ld", caller(5), tail(5), fp(5));
+}
+
+/* The workload of the plain build's comparison. */
+static void results(long (*lcaller)(long), long (*lpubcaller)(long))
+{
+	printf("results:");
+	for (long i = 0; i < 6; i++)
+		printf(" %ld %ld %ld %ld %ld %ld", f(i), caller(i), tail(i),
+		       rec(i + 5), lcaller(i), lpubcaller(i));
+	printf("\n");
+}
+
+/* Another patcher's write: the branch at site goes to dest. */
+static void foreign_write(unsigned char *site, void *dest)
+{
+	uintptr_t pg = (uintptr_t)site & ~(uintptr_t)4095;
+	int32_t d = (int32_t)((unsigned char *)dest - (site + 5));
+
+	mprotect((void *)pg, 8192, PROT_READ | PROT_WRITE | PROT_EXEC);
+	memcpy(site + 1, &d, 4);
+	mprotect((void *)pg, 8192, PROT_READ | PROT_EXEC);
+}
+
+/* f's caller site rewritten by someone else while f is redirected: the
+ * restore that would need it back is refused. */
+static void foreign(unsigned char *sc, const unsigned char *bc,
+		    const unsigned char *st, const unsigned char *bt)
+{
+	struct dyncall_fn_info info;
+	int r;
+
+	dyncall_fn_redirect(f, g);
+	foreign_write(sc, g2);
+	r = dyncall_fn_restore(f);
+	dyncall_fn_info(f, &info);
+	printf("foreign write: restore f %d still redirected %d\n", r,
+	       info.redirect == (void *)g);
+	calls();
+	printf("\n");
+	callers_all("f", f);
+	foreign_write(sc, g);
+	printf("put back: restore f %d\n", dyncall_fn_restore(f));
+	calls();
+	printf("\nbytes: caller, tail as built %d %d\n", !memcmp(sc, bc, 5),
+	       !memcmp(st, bt, 5));
+}
+
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW);
+	void *(*lib_fn)(int) = h ? (void *(*)(int))dlsym(h, "lib_fn") : NULL;
+	unsigned char *sc, *st, *sr, *sl, bc[5], bt[5], br[5], bl[5];
+	long (*lcaller)(long), (*lpubcaller)(long);
+	void *lf, *lg, *lpub, *all[64];
+	size_t n;
+
+	if (!lib_fn) {
+		fprintf(stderr, "dlopen %s: %s\n", argv[1], dlerror());
+		return 1;
+	}
+	lf = lib_fn(0);
+	lg = lib_fn(1);
+	lcaller = (long (*)(long))lib_fn(2);
+	lpub = lib_fn(3);
+	lpubcaller = (long (*)(long))lib_fn(4);
+	if (argc > 2 && rename(argv[2], argv[1])) { /* replace the file */
+		perror("rename");
+		return 1;
+	}
+	results(lcaller, lpubcaller);
+	sc = find_site(caller, f, 0xe8);
+	st = find_site(tail, f, 0xe9);
+	sr = find_site(rec, rec, 0xe8);
+	sl = find_site(lcaller, lf, 0xe8);
+	printf("sites found: caller %d tail %d rec %d lcaller %d\n", !!sc, !!st,
+	       !!sr, !!sl);
+	if (!sc || !st || !sr || !sl)
+		return 1;
+	memcpy(bc, sc, 5);
+	memcpy(bt, st, 5);
+	memcpy(br, sr, 5);
+	memcpy(bl, sl, 5);
+
+	printf("redirect f -> g: %d\n", dyncall_fn_redirect(f, g));
+	calls();
+	printf("\nbytes: caller->g %d tail->g %d\n", goes(sc, g), goes(st, g));
+	callers_all("f", f);
+	printf("redirect f -> g2: %d\n", dyncall_fn_redirect(f, g2));
+	calls();
+	printf("\nbytes: caller->g2 %d tail->g2 %d\n", goes(sc, g2),
+	       goes(st, g2));
+	printf("hook f: %d\n", dyncall_fn_hook(f, handler, NULL));
+	calls();
+	printf(" handled %ld\n", handled);
+	printf("bytes: caller->f %d tail->f %d\n", goes(sc, f), goes(st, f));
+	printf("unhook f: %d\n", dyncall_fn_unhook(f, handler));
+	calls();
+	printf(" handled %ld\n", handled);
+	printf("bytes: caller->g2 %d tail->g2 %d\n", goes(sc, g2),
+	       goes(st, g2));
+	printf("restore f: %d\n", dyncall_fn_restore(f));
+	calls();
+	printf("\nbytes: caller, tail as built %d %d\n", !memcmp(sc, bc, 5),
+	       !memcmp(st, bt, 5));
+
+	printf("redirect rec -> rec_v2: %d", dyncall_fn_redirect(rec, rec_v2));
+	printf(" rec(12) ok %d\n", rec(12) == rec_ref(12));
+	printf("rec: rewritten %d\n", goes(sr, rec_v2));
+	printf("restore rec: %d", dyncall_fn_restore(rec));
+	printf(" rec(12) ok %d as built %d\n", rec(12) == rec_plain(12),
+	       !memcmp(sr, br, 5));
+
+	printf("redirect lf -> lg: %d\n", dyncall_fn_redirect(lf, lg));
+	printf("lcaller %ld lpubcaller %ld\n", lcaller(1), lpubcaller(1));
+	printf("bytes: lcaller->lg %d\n", goes(sl, lg));
+	callers("lf", lf);
+	printf("redirect lpub -> lg: %d\n", dyncall_fn_redirect(lpub, lg));
+	printf("lcaller %ld lpubcaller %ld\n", lcaller(1), lpubcaller(1));
+	callers("lpub", lpub);
+	printf("restore lf, lpub: %d", dyncall_fn_restore(lf));
+	printf(" %d\n", dyncall_fn_restore(lpub));
+	printf("lcaller %ld lpubcaller %ld\n", lcaller(1), lpubcaller(1));
+	printf("bytes: lcaller as built %d\n", !memcmp(sl, bl, 5));
+
+	if (getenv("CALLERS_FOREIGN"))
+		foreign(sc, bc, st, bt);
+
+	/* every function to its own original: the plain build's results */
+	n = dyncall_fn_list(all, 64);
+	int err = 0;
+
+	for (size_t i = 0; i < n && i < 64; i++) {
+		void *o = dyncall_fn_original(all[i]);
+
+		if (o && dyncall_fn_redirect(all[i], o))
+			err++;
+	}
+	printf("every function redirected to its original: %d\n", err);
+	results(lcaller, lpubcaller);
+	return 0;
+}
