@@ -153,7 +153,13 @@ def _shape(ctx: PrologueContext, p: PrologueInfo) -> str | None:
     p.function, p.pre, p.entry_nops = f, max(f - rec, 0), end - body
     p.pad = pads[0][2] if pads else pad
     p.hookable = be.prologue_hookable(rec, f, body)
-    p.entry_insns = tuple(n for a, n, k in run if a >= body and k == "nop")
+    insns = [(a, n) for a, n, k in run if a >= body and k == "nop"]
+    if p.hookable and be.prologue_entry_bytes:
+        # the runtime's entry is its first bytes; NOPs after them are the
+        # body's (GCC's loop alignment right after the entry: nopl (%rax))
+        insns = [(a, n) for a, n in insns if a < body + be.prologue_entry_bytes]
+        p.entry_nops = sum(n for _, n in insns)
+    p.entry_insns = tuple(n for _, n in insns)
     p.direct = p.hookable and be.prologue_direct(f, body, p.entry_insns)
     return None
 

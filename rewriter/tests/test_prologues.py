@@ -195,6 +195,25 @@ def test_overlap_with_a_site_padding(tmp_path: object) -> None:
 
 
 @needs_clang
+def test_entry_then_body_nop(tmp_path: object) -> None:
+    """A NOP the body starts with (GCC's loop alignment right after the
+    entry) is not part of the entry: a hookable entry is its 5 bytes."""
+    asm = (
+        fn("one5_f", entry=".byte 0x0f, 0x1f, 0x44, 0x00, 0x08\n\tnopl (%rax)")
+        + fn("five1_f", entry=".fill 5, 1, 0x90\n\tnopl (%rax)")
+        + fn("other_f", pre="", entry=".fill 5, 1, 0x90\n\tnopl (%rax)")
+        + records(".Lrec_one5_f", ".Lrec_five1_f", ".Lrec_other_f")
+    )
+    an = check(Image.load(build(str(tmp_path), "bodynop", asm)))
+    assert an.diagnostics == []
+    got = {an.image.symbolize(p.function or 0): (p.entry_nops, p.entry_insns, p.direct) for p in an.prologues}
+    assert got == {
+        "one5_f": (5, (5,), True),
+        "five1_f": (5, (1, 1, 1, 1, 1), False),
+        "other_f": (8, (1, 1, 1, 1, 1, 3), False),  # not the runtime's layout: the whole run
+    }
+
+
 def test_cli_list_prologues(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
     path = build(str(tmp_path), "clean", CLEAN)
     assert main(["list", "--prologues", path]) == 0

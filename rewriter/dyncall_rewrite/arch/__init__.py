@@ -374,6 +374,9 @@ class Backend(ABC):
 
     # The alignment of a record of the runtime's layout (its pointer slot).
     prologue_slot_align: int = 8
+    # The bytes of the runtime's patchable entry (after the landing pad),
+    # where prologue_hookable() holds; 0: not known.
+    prologue_entry_bytes: int = 0
 
     def prologue_hookable(self, rec: int, f: int, body: int) -> bool:
         """Does the runtime's probe accept the prologue whose record is

@@ -601,6 +601,7 @@ class X86_64(Backend):
         return out
 
     prologue_slot_align = PROLOGUE_SLOT_ALIGN
+    prologue_entry_bytes = PROLOGUE_ENTRY
 
     def prologue_hookable(self, rec: int, f: int, body: int) -> bool:
         """The bytes arch_fentry_probe accepts (its alignment condition is
