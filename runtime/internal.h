@@ -224,6 +224,9 @@ void dc_batch_add(struct dc_batch *b, struct dc_point *p, uintptr_t want,
 		  int want_kind) DC_HIDDEN;
 int dc_batch_run(struct dc_batch *b) DC_HIDDEN;
 int dc_sync_cores(void) DC_HIDDEN;
+/* sort.c: in-place heapsort of n elements of size bytes by lt (no malloc) */
+void dc_sort(void *base, size_t n, size_t size,
+	     bool (*lt)(const void *, const void *)) DC_HIDDEN;
 int dc_text_write(uintptr_t addr, const void *bytes, size_t len) DC_HIDDEN;
 struct arch_step;
 size_t dc_text_steps(const struct arch_step *s, size_t n, bool *ok) DC_HIDDEN;

@@ -104,28 +104,14 @@ int dc_sync_cores(void)
 	return DYNCALL_ERR_MEMBARRIER;
 }
 
-/* In-place heapsort: qsort may call malloc, which is not signal-safe. */
+static bool addr_lt(const void *a, const void *b)
+{
+	return *(const uintptr_t *)a < *(const uintptr_t *)b;
+}
+
 static void sort_addrs(uintptr_t *a, size_t n)
 {
-	for (size_t k = n; k-- > 0;) {
-		for (size_t i = k, j; (j = 2 * i + 1) < n; i = j) {
-			if (j + 1 < n && a[j + 1] > a[j])
-				j++;
-			if (a[i] >= a[j])
-				break;
-			uintptr_t t = a[i]; a[i] = a[j]; a[j] = t;
-		}
-	}
-	for (size_t end = n; end-- > 1;) {
-		uintptr_t t = a[0]; a[0] = a[end]; a[end] = t;
-		for (size_t i = 0, j; (j = 2 * i + 1) < end; i = j) {
-			if (j + 1 < end && a[j + 1] > a[j])
-				j++;
-			if (a[i] >= a[j])
-				break;
-			t = a[i]; a[i] = a[j]; a[j] = t;
-		}
-	}
+	dc_sort(a, n, sizeof(*a), addr_lt);
 }
 
 static int protect(uintptr_t lo, uintptr_t hi, int prot)

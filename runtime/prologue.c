@@ -448,36 +448,11 @@ struct frec {
 	uintptr_t rec, func;
 };
 
-static bool frec_lt(const struct frec *a, const struct frec *b)
+static bool frec_lt(const void *pa, const void *pb)
 {
+	const struct frec *a = pa, *b = pb;
+
 	return a->rec < b->rec || (a->rec == b->rec && a->func < b->func);
-}
-
-static void sift(struct frec *a, size_t r, size_t e)
-{
-	for (size_t c; (c = 2 * r + 1) < e; r = c) {
-		if (c + 1 < e && frec_lt(&a[c], &a[c + 1]))
-			c++;
-		if (!frec_lt(&a[r], &a[c]))
-			break;
-		struct frec t = a[r];
-
-		a[r] = a[c];
-		a[c] = t;
-	}
-}
-
-static void sort_frec(struct frec *a, size_t n) /* heapsort: no malloc */
-{
-	for (size_t k = n / 2 + 1; k-- > 0;)
-		sift(a, k, n);
-	for (size_t e = n; e-- > 1;) {
-		struct frec t = a[0];
-
-		a[0] = a[e];
-		a[e] = t;
-		sift(a, 0, e);
-	}
 }
 
 static bool in_exec(const struct dl_phdr_info *info, uintptr_t a)
@@ -757,7 +732,7 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	nrecs = mod_recs(m, info, file, eh, shs, shstr, &recs, &cap);
 	if (!nrecs)
 		goto out;
-	sort_frec(recs, nrecs);
+	dc_sort(recs, nrecs, sizeof(*recs), frec_lt);
 	m->fns = dc_alloc(nrecs * sizeof(*m->fns));
 	if (!m->fns)
 		goto out;
@@ -982,37 +957,12 @@ static void mod_build_id(struct dc_fmod *m, const struct dl_phdr_info *info)
 }
 
 #if ARCH_HAS_CALLERS
-static bool cs_lt(const struct dc_csite *a, const struct dc_csite *b)
+static bool cs_lt(const void *pa, const void *pb)
 {
+	const struct dc_csite *a = pa, *b = pb;
+
 	return a->callee < b->callee ||
 	       (a->callee == b->callee && a->p.addr < b->p.addr);
-}
-
-static void cs_sift(struct dc_csite *a, size_t r, size_t e)
-{
-	for (size_t c; (c = 2 * r + 1) < e; r = c) {
-		if (c + 1 < e && cs_lt(&a[c], &a[c + 1]))
-			c++;
-		if (!cs_lt(&a[r], &a[c]))
-			break;
-		struct dc_csite t = a[r];
-
-		a[r] = a[c];
-		a[c] = t;
-	}
-}
-
-static void cs_sort(struct dc_csite *a, size_t n) /* heapsort: no malloc */
-{
-	for (size_t k = n / 2 + 1; k-- > 0;)
-		cs_sift(a, k, n);
-	for (size_t e = n; e-- > 1;) {
-		struct dc_csite t = a[0];
-
-		a[0] = a[e];
-		a[e] = t;
-		cs_sift(a, 0, e);
-	}
 }
 
 /* The caller sites of one relocation section (`rs`, whose symbols are in
@@ -1104,7 +1054,7 @@ static void index_sites(struct dc_fmod *m)
 {
 	size_t k = 0;
 
-	cs_sort(m->cs, m->ncs);
+	dc_sort(m->cs, m->ncs, sizeof(*m->cs), cs_lt);
 	for (size_t i = 0; i < m->ncs; i++)
 		if (!k || m->cs[i].p.addr != m->cs[k - 1].p.addr)
 			m->cs[k++] = m->cs[i];
