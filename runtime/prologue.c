@@ -693,6 +693,26 @@ static size_t mod_recs(struct dc_fmod *m, struct dl_phdr_info *info,
 	return nrecs;
 }
 
+/* Map a module's file read-only; NULL if it cannot be opened or is too
+ * short to be ELF.  The caller munmaps `*size` bytes. */
+static uint8_t *map_elf_file(const char *path, size_t *size)
+{
+	struct stat st;
+	void *file;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
+		close(fd);
+		return NULL;
+	}
+	*size = (size_t)st.st_size;
+	file = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return file == MAP_FAILED ? NULL : file;
+}
+
 /* Read the module's file: its __patchable_function_entries (the
  * addresses, from memory), its XRay entry sleds (ppc64le), its
  * __dyncall_fn_records and its symbols. */
@@ -703,21 +723,11 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	size_t nrecs = 0, cap = 0, size;
 	const ElfW(Ehdr) * eh;
 	const ElfW(Shdr) * shs, *shstr;
-	struct stat st;
 	uint8_t *file;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return; /* linux-vdso.so.1, a deleted file: nothing to find */
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
-		close(fd);
-		return;
-	}
-	size = (size_t)st.st_size;
-	file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (file == MAP_FAILED)
+	/* linux-vdso.so.1, a deleted file: nothing to find */
+	file = map_elf_file(path, &size);
+	if (!file)
 		return;
 	eh = (const ElfW(Ehdr) *)file;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || !eh->e_shoff ||
@@ -1079,24 +1089,14 @@ static void mod_callers(struct dc_fmod *m)
 	const ElfW(Shdr) * shs;
 	size_t size, n = 0, k = 0;
 	struct dc_csite *cs;
-	struct stat st;
 	uint8_t *file;
-	int fd, pass;
+	int pass;
 
 	if (m->cs_status != CS_UNREAD)
 		return;
 	m->cs_status = DYNCALL_ERR_NORELOCS;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
-		close(fd);
-		return;
-	}
-	size = (size_t)st.st_size;
-	file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (file == MAP_FAILED)
+	file = map_elf_file(path, &size);
+	if (!file)
 		return;
 	eh = (const ElfW(Ehdr) *)file;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
