@@ -685,24 +685,26 @@ static bool poke(int w, uintptr_t addr, const void *bytes, size_t len,
 /* One store of a plan through writer w.  Atomic stores rewrite the whole
  * aligned word (ARCH_STORE_WORD bytes) that holds them: the other bytes
  * keep their current value, and only we write text, under the lock. */
-static bool do_step(const struct arch_step *s, int w)
+static unsigned step_word(const struct arch_step *s, uintptr_t *at,
+			  uint64_t *v)
 {
-	bool ok;
-
 	if (s->atomic && ARCH_STORE_WORD == 4 && s->len <= 4) {
 		/* aarch64, ppc64le: one aligned 32-bit store of the word that
 		 * holds the instruction (arch_branch_plan: addr 4-aligned);
 		 * an 8-byte atomic step (a function-entry slot) is one aligned
 		 * 64-bit store, below */
 		uintptr_t wa = s->addr & ~(uintptr_t)3;
-		uint32_t v = atomic_load_explicit((_Atomic uint32_t *)wa,
+		uint32_t w = atomic_load_explicit((_Atomic uint32_t *)wa,
 						  memory_order_relaxed);
 
-		memcpy((char *)&v + (s->addr - wa), s->bytes, s->len);
-		ok = poke(w, wa, &v, 4, 4);
-	} else if (s->atomic) {
+		memcpy((char *)&w + (s->addr - wa), s->bytes, s->len);
+		*at = wa;
+		*v = w;
+		return 4;
+	}
+	if (s->atomic) {
 		uintptr_t q = s->addr & ~(uintptr_t)7;
-		uint64_t v = atomic_load_explicit((_Atomic uint64_t *)q,
+		uint64_t w = atomic_load_explicit((_Atomic uint64_t *)q,
 						  memory_order_relaxed);
 		unsigned sh = (unsigned)(s->addr - q) * 8;
 		uint64_t b, mask;
@@ -711,14 +713,57 @@ static bool do_step(const struct arch_step *s, int w)
 		memcpy(&b, s->bytes, sizeof(b));
 		mask = s->len >= 8 ? ~(uint64_t)0 :
 				     ((uint64_t)1 << (s->len * 8)) - 1;
-		v = (v & ~(mask << sh)) | ((b & mask) << sh);
-		ok = poke(w, q, &v, 8, 8);
-	} else {
+		*at = q;
+		*v = (w & ~(mask << sh)) | ((b & mask) << sh);
+		return 8;
+	}
+	return 0;
+}
+
+static bool do_step(const struct arch_step *s, int w)
+{
+	uintptr_t at;
+	uint64_t v;
+	uint32_t v4;
+	bool ok;
+
+	switch (step_word(s, &at, &v)) {
+	case 4:
+		v4 = (uint32_t)v;
+		ok = poke(w, at, &v4, 4, 4);
+		break;
+	case 8:
+		ok = poke(w, at, &v, 8, 8);
+		break;
+	default:
 		ok = poke(w, s->addr, s->bytes, s->len, 0);
 	}
 	if (ok)
 		arch_flush_icache(s->addr, s->len);
 	return ok;
+}
+
+/* do_step through the alias whose executing view starts at lo and whose
+ * writable view is rw (poke's W_ALIAS stores, without finding the alias
+ * again for every step of a batch). */
+static void alias_step(const struct arch_step *s, uintptr_t lo, uintptr_t rw)
+{
+	uintptr_t at;
+	uint64_t v;
+
+	switch (step_word(s, &at, &v)) {
+	case 4:
+		atomic_store_explicit((_Atomic uint32_t *)(rw + (at - lo)),
+				      (uint32_t)v, memory_order_release);
+		break;
+	case 8:
+		atomic_store_explicit((_Atomic uint64_t *)(rw + (at - lo)), v,
+				      memory_order_release);
+		break;
+	default:
+		memcpy((void *)(rw + (s->addr - lo)), s->bytes, s->len);
+	}
+	arch_flush_icache(s->addr, s->len);
 }
 
 /*
@@ -1128,6 +1173,26 @@ static int piece_writer(const struct arch_step *s)
 	return w;
 }
 
+/* piece_writer, remembering the last alias found (*m): the steps of a
+ * batch come in address order, many to one alias.  Within one
+ * dc_text_steps call an alias is only ever replaced by one over a larger
+ * range (alias_get_slow), so a range once found stays aliased; its rw
+ * view is only used once no alias can be made any more (the second walk
+ * of steps_direct). */
+static int piece_writer_near(const struct arch_step *s, struct alias *m)
+{
+	struct alias *a;
+	int w;
+
+	if (s->addr >= m->lo && s->addr + s->len <= m->hi)
+		return W_ALIAS;
+	w = piece_writer(s);
+	if (w == W_ALIAS && (a = alias_cached(s->addr, s->addr + s->len)) &&
+	    a->gen == fork_gen)
+		*m = *a;
+	return w;
+}
+
 /* dc_text_steps without scratch when no piece is left to mprotect (the
  * usual case: aliases): the writers are picked first for all (an alias
  * made then copies the page as it is before any of these writes, as in
@@ -1138,19 +1203,27 @@ static bool steps_direct(const struct arch_step *steps, size_t n, bool *ok,
 {
 	uintptr_t pm = page_size() - 1;
 	struct arch_step p[2];
+	struct alias m = { 0 };
 
 	for (size_t i = 0; i < n; i++)
 		for (int j = 0, k = step_pieces(&steps[i], pm, p); j < k; j++)
-			if (piece_writer(&p[j]) == W_PROT)
+			if (piece_writer_near(&p[j], &m) == W_PROT)
 				return false;
+	m = (struct alias){ 0 };
 	for (size_t i = 0; i < n; i++) {
 		int k = step_pieces(&steps[i], pm, p);
 
 		if (ok)
 			ok[i] = true;
 		for (int j = 0; j < k; j++) {
-			int w = piece_writer(&p[j]);
-			bool done = w != W_NONE && do_step(&p[j], w);
+			int w = piece_writer_near(&p[j], &m);
+			bool done = true;
+
+			if (w == W_ALIAS && m.rw && p[j].addr >= m.lo &&
+			    p[j].addr + p[j].len <= m.hi)
+				alias_step(&p[j], m.lo, m.rw);
+			else
+				done = w != W_NONE && do_step(&p[j], w);
 
 			if (!done && ok)
 				ok[i] = false;

@@ -57,16 +57,16 @@
 DC_HIDDEN __thread int dc_fentry_busy
 	__attribute__((tls_model("initial-exec")));
 
-/* One generated jump function, cached per function: its handlers in
- * hd[0..n) and their data in hd[n..2n) (sized to n: 10,000 records of
- * 16 handlers each were 5 MB of fresh pages for one batch). */
+/* One generated jump function, cached per function: its handlers and
+ * their data in hd[0..n) (sized to n: 10,000 records of 16 handlers each
+ * were 5 MB of fresh pages for one batch). */
 struct dc_jf {
 	struct dc_jf *next;
 	uintptr_t code;
 	uintptr_t resume;
 	unsigned n;
 	struct arch_fentry_vec vec; /* the vector registers it saves */
-	uintptr_t hd[];
+	uintptr_t hd[]; /* struct dc_hd[n] */
 };
 
 static size_t jf_rec_size(unsigned n)
@@ -85,32 +85,44 @@ struct dc_csite {
 };
 #define CS_UNREAD 1
 
+/* A handler and its data. */
+struct dc_hd {
+	uintptr_t h, d;
+};
+
 /* What a function should run: the part a refused change rolls back. */
 struct dc_fwant {
 	unsigned nh;
-	uintptr_t h[DYNCALL_FN_MAX_HANDLERS], d[DYNCALL_FN_MAX_HANDLERS];
-	unsigned fl[DYNCALL_FN_MAX_HANDLERS]; /* dyncall_fn_hook_flags */
+	uint16_t novec; /* bit k: handler k hooked with DYNCALL_FN_NO_VEC */
 	uintptr_t redirect;
+	struct dc_hd hd[DYNCALL_FN_MAX_HANDLERS];
 };
 
+/* One patchable function.  A batch reads and writes the first three
+ * cache lines of every function it changes (the arch's bytes, the state,
+ * the redirect and the first handler), the rest only where it applies:
+ * a batch over 10,000 functions walks them in three passes (fn_op), and
+ * the fewer lines each pass brings in, the less a cold cache costs. */
 struct dc_fn {
-	struct arch_fentry a;
-	uintptr_t rec; /* its __patchable_function_entries record */
-	struct dc_fmod *mod;
-	const char *name;
-	int status; /* probe result: DYNCALL_OK or why not */
-	struct dc_fwant w; /* handlers (in order), redirect target */
+	struct arch_fentry a; /* line 0 */
 	uintptr_t slot_val; /* what the slot holds (never cleared) */
-	uintptr_t orig; /* dyncall_fn_original thunk, or 0 */
+	uintptr_t want; /* what the slot should hold (apply: 0 = off) */
+	struct dc_jf *jfs;
+	struct dc_csite *cs; /* its listed caller sites (mod->cs), or NULL */
+	int status; /* probe result: DYNCALL_OK or why not */
+	unsigned rec_flags; /* its __dyncall_fn_records flags, or 0 */
+	unsigned ncs;
+	unsigned cs_skipped; /* sites the last change could not write */
 	bool on; /* the entry branches to ool */
 	bool ool_done;
 	bool queued;
-	struct dc_jf *jfs;
-	unsigned rec_flags; /* its __dyncall_fn_records flags, or 0 */
-	struct dc_csite *cs; /* its listed caller sites (mod->cs), or NULL */
-	unsigned ncs;
-	unsigned cs_skipped; /* sites the last change could not write */
-};
+	struct dc_fwant w; /* handlers (in order), redirect target */
+	/* read outside batches */
+	uintptr_t rec; /* its __patchable_function_entries record */
+	struct dc_fmod *mod;
+	const char *name;
+	uintptr_t orig; /* dyncall_fn_original thunk, or 0 */
+} __attribute__((aligned(64)));
 
 struct dc_fmod {
 	struct dc_fmod *next;
@@ -311,9 +323,9 @@ static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 {
 	struct arch_fentry_vec v = rec_vec(f->rec_flags);
 
-	for (unsigned i = 0; i < f->w.nh; i++)
-		if (!(f->w.fl[i] & DYNCALL_FN_NO_VEC))
-			return v;
+	if (f->w.nh &&
+	    (f->w.novec & ((1u << f->w.nh) - 1)) != (1u << f->w.nh) - 1)
+		return v;
 	if (v.n && v.width > 16)
 		v.upper_dead = false;
 	v.n = 0;
@@ -323,6 +335,7 @@ static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 {
 	uint8_t buf[1280]; /* arch_fentry_jf_size(DYNCALL_FN_MAX_HANDLERS) */
+	uintptr_t hs[DYNCALL_FN_MAX_HANDLERS], ds[DYNCALL_FN_MAX_HANDLERS];
 	struct dc_jf *j;
 	uintptr_t at;
 	size_t len;
@@ -334,19 +347,21 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 		if (j->resume == resume && j->n == n && j->vec.n == vec.n &&
 		    (!vec.n || j->vec.width == vec.width) &&
 		    j->vec.upper_dead == vec.upper_dead &&
-		    !memcmp(j->hd, f->w.h, n * sizeof(f->w.h[0])) &&
-		    !memcmp(j->hd + n, f->w.d, n * sizeof(f->w.d[0])))
+		    !memcmp(j->hd, f->w.hd, n * sizeof(f->w.hd[0])))
 			return j->code;
 	if (arch_fentry_jf_size(n) > sizeof(buf))
 		return 0;
 	code_err = DYNCALL_ERR_NOMEM;
 	at = pool_get(arch_fentry_jf_size(n),
-		      ARCH_FENTRY_JF_NEAR_FN ? f->a.func : f->w.h[0]);
+		      ARCH_FENTRY_JF_NEAR_FN ? f->a.func : f->w.hd[0].h);
 	j = at ? dc_alloc(jf_rec_size(n)) : NULL;
 	if (!j)
 		return 0;
-	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, f->w.h, f->w.d, n,
-				  vec);
+	for (unsigned k = 0; k < n; k++) {
+		hs[k] = f->w.hd[k].h;
+		ds[k] = f->w.hd[k].d;
+	}
+	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, hs, ds, n, vec);
 	pool_trim(at, arch_fentry_jf_size(n), len);
 	if (!write_code(buf, len, at)) {
 		dc_free(j, jf_rec_size(n));
@@ -356,8 +371,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	j->resume = resume;
 	j->n = n;
 	j->vec = vec;
-	memcpy(j->hd, f->w.h, n * sizeof(f->w.h[0]));
-	memcpy(j->hd + n, f->w.d, n * sizeof(f->w.d[0]));
+	memcpy(j->hd, f->w.hd, n * sizeof(f->w.hd[0]));
 	j->next = f->jfs;
 	f->jfs = j;
 	return at;
@@ -1152,269 +1166,6 @@ static uintptr_t sites_want(const struct dc_fn *f)
 	return !f->w.nh && f->w.redirect ? f->w.redirect : f->a.func;
 }
 
-/* Phase A, before the entries change: every site whose target is about
- * to change goes back to `call f` (then one membarrier, in dc_batch_run:
- * the sites were DC_DEST_DIRECT).  A function with a site left on its old
- * target (refused) must keep its old state: pre[i] says why. */
-static void callers_reset(struct dc_fn **v, size_t n, int *pre)
-{
-	struct dc_batch b = { 0 };
-	bool any = false;
-
-	for (size_t i = 0; i < n; i++) {
-		uintptr_t want = sites_want(v[i]), fn = v[i]->a.func;
-
-		pre[i] = DYNCALL_OK;
-		for (unsigned k = 0; k < v[i]->ncs; k++) {
-			struct dc_point *p = &v[i]->cs[k].p;
-
-			if (p->cur != fn && p->cur != want) {
-				dc_batch_add(&b, p, fn, DC_DEST_SLOW);
-				any = true;
-			}
-		}
-	}
-	if (!any)
-		return;
-	dc_batch_run(&b);
-	for (size_t i = 0; i < n; i++) {
-		uintptr_t want = sites_want(v[i]), fn = v[i]->a.func;
-
-		for (unsigned k = 0; k < v[i]->ncs && !pre[i]; k++) {
-			struct dc_point *p = &v[i]->cs[k].p;
-
-			if (p->cur != fn && p->cur != want)
-				pre[i] = p->status ? p->status :
-						     DYNCALL_ERR_BYTES;
-		}
-	}
-}
-
-/* Phase B, after the entries: the sites of every function that is now a
- * pure redirect (its entry already leads to the target) call the target;
- * a site refused stays `call f`, which reaches it through the entry. */
-static void callers_set(struct dc_fn **v, size_t n)
-{
-	struct dc_batch b = { 0 };
-	bool any = false;
-
-	for (size_t i = 0; i < n; i++) {
-		struct dc_fn *f = v[i];
-		uintptr_t want = f->on ? sites_want(f) : f->a.func;
-
-		f->cs_skipped = 0;
-		if (want != f->a.func && f->mod->cs_status == CS_UNREAD)
-			mod_callers(f->mod);
-		for (unsigned k = 0; k < f->ncs; k++) {
-			struct dc_point *p = &f->cs[k].p;
-
-			if (p->cur == want)
-				continue;
-			dc_batch_add(&b, p, want,
-				     want == f->a.func ? DC_DEST_SLOW :
-							 DC_DEST_DIRECT);
-			any = true;
-		}
-	}
-	if (any)
-		dc_batch_run(&b);
-	for (size_t i = 0; i < n; i++) {
-		struct dc_fn *f = v[i];
-		uintptr_t want = f->on ? sites_want(f) : f->a.func;
-
-		for (unsigned k = 0; k < f->ncs; k++)
-			f->cs_skipped += f->cs[k].p.cur != want ||
-					 f->cs[k].p.status != DYNCALL_OK;
-	}
-}
-
-/* --- patching --- */
-static uintptr_t want_slot(struct dc_fn *f)
-{
-	if (f->w.nh)
-		return jf_get(f, f->w.redirect ? f->w.redirect : f->a.resume);
-	return f->w.redirect;
-}
-
-/* One apply(): the functions, their statuses, and the step buffers. */
-struct plan {
-	struct dc_fn **fs;
-	size_t n;
-	int *st;
-	struct arch_step *steps; /* ARCH_FENTRY_SLOT_STEPS per function */
-	uintptr_t *want; /* what each slot should hold, 0: off  */
-	long *first; /* each function's first step, or -1   */
-	bool *ok; /* per step: written                   */
-};
-
-/* Patching is off: nothing is written; what needs no write is done. */
-static int apply_disabled(struct dc_fn **fs, size_t n, int *st)
-{
-	int ret = DYNCALL_OK;
-
-	for (size_t i = 0; i < n; i++) {
-		bool noop = !fs[i]->on && !fs[i]->w.nh && !fs[i]->w.redirect;
-
-		st[i] = noop	      ? DYNCALL_OK :
-			dc_cfg.status ? dc_cfg.status :
-					DYNCALL_ERR_DISABLED;
-		if (st[i] && !ret)
-			ret = st[i];
-	}
-	return ret;
-}
-
-/* 1. jump functions, out-of-line sequences; verify the entries.  Returns
- * whether fresh code was written. */
-static bool prepare(struct plan *p)
-{
-	size_t nsteps = 0;
-	bool fresh = false;
-
-	for (size_t i = 0; i < p->n; i++) {
-		struct dc_fn *f = p->fs[i];
-		int es = arch_fentry_entry_state(&f->a), k;
-
-		p->st[i] = DYNCALL_OK;
-		p->first[i] = -1;
-		if (es < 0 || (es == 1) != f->on) {
-			p->st[i] =
-				DYNCALL_ERR_BYTES; /* someone else wrote it */
-			continue;
-		}
-		p->want[i] = want_slot(f);
-		if ((f->w.nh || f->w.redirect) && !p->want[i]) {
-			p->st[i] = code_err ? code_err : DYNCALL_ERR_NOMEM;
-			continue;
-		}
-		if (!p->want[i] || f->ool_done)
-			continue;
-		k = near_get(f);
-		if (!k)
-			k = arch_fentry_ool_steps(&f->a, &p->steps[nsteps], 1);
-		if (k < 0) {
-			p->st[i] = k;
-			continue;
-		}
-		if (k)
-			p->first[i] = (long)nsteps;
-		nsteps += (size_t)k;
-		fresh |= k > 0;
-	}
-	dc_text_steps(p->steps, nsteps, p->ok);
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->st[i] != DYNCALL_OK || !p->want[i])
-			continue;
-		if (p->first[i] >= 0 && !p->ok[p->first[i]])
-			p->st[i] = DYNCALL_ERR_MPROTECT;
-		else
-			p->fs[i]->ool_done = true;
-	}
-	return fresh;
-}
-
-/* 3. slots (up to ARCH_FENTRY_SLOT_STEPS stores each); a function with a
- * store refused keeps its entry as it is */
-static void write_slots(struct plan *p)
-{
-	size_t nsteps = 0;
-
-	for (size_t i = 0; i < p->n; i++) {
-		p->first[i] = (long)nsteps;
-		if (p->st[i] != DYNCALL_OK || !p->want[i])
-			continue;
-		nsteps += (size_t)arch_fentry_slot_step(
-			&p->fs[i]->a, p->want[i], &p->steps[nsteps]);
-	}
-	if (dc_text_steps(p->steps, nsteps, p->ok)) {
-		for (size_t i = 0; i < p->n; i++) {
-			size_t end = i + 1 < p->n ? (size_t)p->first[i + 1] :
-						    nsteps;
-
-			for (size_t k = (size_t)p->first[i]; k < end; k++)
-				if (!p->ok[k])
-					p->st[i] = DYNCALL_ERR_MPROTECT;
-		}
-	}
-	for (size_t i = 0; i < p->n; i++)
-		if (p->st[i] == DYNCALL_OK && p->want[i])
-			p->fs[i]->slot_val = p->want[i];
-}
-
-/* 4. entries on or off, then checked */
-static void write_entries(struct plan *p)
-{
-	size_t nsteps = 0;
-
-	for (size_t i = 0; i < p->n; i++) {
-		struct arch_step *st = &p->steps[nsteps];
-		int k;
-
-		if (p->st[i] != DYNCALL_OK || (!p->want[i] && !p->fs[i]->on))
-			continue;
-		/* on, off, or on with another value (x86-64's direct entry
-		 * jump): written only where the bytes change */
-		k = arch_fentry_entry_step(&p->fs[i]->a, p->want[i], st);
-		if (k < 0) {
-			p->st[i] = k;
-			continue;
-		}
-		if (k && !memcmp((const void *)st->addr, st->bytes, st->len))
-			continue;
-		nsteps += (size_t)k;
-	}
-	dc_text_steps(p->steps, nsteps, NULL);
-	for (size_t i = 0; i < p->n; i++) {
-		int es;
-
-		if (p->st[i] != DYNCALL_OK)
-			continue;
-		es = arch_fentry_entry_state(&p->fs[i]->a);
-		if (es < 0 || (es == 1) != (p->want[i] != 0)) {
-			p->st[i] = DYNCALL_ERR_MPROTECT;
-			continue;
-		}
-		p->fs[i]->on = es == 1;
-	}
-}
-
-/* Write what fs[0..n) should look like now; statuses into st[]. */
-static int apply(struct dc_fn **fs, size_t n, int *st)
-{
-	struct plan p = { .fs = fs, .n = n, .st = st };
-	size_t size;
-	int ret = DYNCALL_OK;
-
-	if (dc_cfg.disabled)
-		return apply_disabled(fs, n, st);
-	size = n *
-	       (ARCH_FENTRY_SLOT_STEPS * (sizeof(*p.steps) + sizeof(*p.ok)) +
-		sizeof(*p.want) + sizeof(*p.first));
-	p.steps = dc_alloc_scratch(size);
-	if (!p.steps)
-		return DYNCALL_ERR_NOMEM;
-	p.want = (uintptr_t *)(p.steps + ARCH_FENTRY_SLOT_STEPS * n);
-	p.first = (long *)(p.want + n);
-	p.ok = (bool *)(p.first + n);
-
-	/* 2. new jump functions set dc_stubs_dirty (dc_text_write); cached
-	 * ones were synchronized when they were written */
-	if ((prepare(&p) || dc_stubs_dirty) && dc_sync_cores()) {
-		ret = DYNCALL_ERR_MEMBARRIER;
-		for (size_t i = 0; i < n; i++)
-			st[i] = ret;
-	} else {
-		dc_stubs_dirty = false;
-		write_slots(&p);
-		write_entries(&p);
-	}
-	dc_free(p.steps, size);
-	for (size_t i = 0; i < n; i++)
-		if (st[i] && !ret)
-			ret = st[i];
-	return ret;
-}
-
 /* --- the API --- */
 enum op { OP_HOOK, OP_UNHOOK, OP_REDIRECT, OP_RESTORE };
 
@@ -1451,7 +1202,7 @@ static unsigned handler_index(const struct dc_fn *f, uintptr_t h)
 {
 	unsigned k;
 
-	for (k = 0; k < f->w.nh && f->w.h[k] != h; k++)
+	for (k = 0; k < f->w.nh && f->w.hd[k].h != h; k++)
 		;
 	return k;
 }
@@ -1487,111 +1238,416 @@ static void op_do(struct dc_fn *f, enum op op, uintptr_t h, uintptr_t d,
 
 	switch (op) {
 	case OP_HOOK:
-		f->w.h[f->w.nh] = h;
-		f->w.fl[f->w.nh] = fl;
-		f->w.d[f->w.nh++] = d;
+		f->w.hd[f->w.nh] = (struct dc_hd){ h, d };
+		f->w.novec =
+			(uint16_t)((f->w.novec & ((1u << f->w.nh) - 1)) |
+				   (fl & DYNCALL_FN_NO_VEC ? 1u << f->w.nh :
+							     0));
+		f->w.nh++;
 		break;
-	case OP_UNHOOK:
-		memmove(&f->w.fl[k], &f->w.fl[k + 1],
-			(f->w.nh - k - 1) * sizeof(f->w.fl[0]));
-		memmove(&f->w.h[k], &f->w.h[k + 1],
-			(f->w.nh - k - 1) * sizeof(f->w.h[0]));
-		memmove(&f->w.d[k], &f->w.d[k + 1],
-			(f->w.nh - k - 1) * sizeof(f->w.d[0]));
+	case OP_UNHOOK: {
+		unsigned lo = f->w.novec & ((1u << k) - 1);
+
+		memmove(&f->w.hd[k], &f->w.hd[k + 1],
+			(f->w.nh - k - 1) * sizeof(f->w.hd[0]));
+		f->w.novec =
+			(uint16_t)(lo | ((f->w.novec >> 1) & ~((1u << k) - 1)));
 		f->w.nh--;
 		break;
+	}
 	case OP_REDIRECT:
 		f->w.redirect = h;
 		break;
 	case OP_RESTORE:
 		f->w.nh = 0;
+		f->w.novec = 0;
 		f->w.redirect = 0;
 		break;
 	}
 }
 
 /* The part of f's wanted state a refused change rolls back, packed into
- * u: nh, redirect, then (handler, data, flags) per handler; words used.
- * A batch of 10,000 functions keeps 2 to 5 words each, not a whole
- * struct dc_fwant (336 bytes: 3.4 MB of fresh pages per batch). */
+ * u: nh and the no-vector bits, redirect, then (handler, data) per
+ * handler; words used.  A batch of 10,000 functions keeps 2 to 4 words
+ * each, not a whole struct dc_fwant (280 bytes: 2.8 MB per batch). */
 static size_t undo_words(const struct dc_fn *f)
 {
-	return 2 + 3 * (size_t)f->w.nh;
+	return 2 + 2 * (size_t)f->w.nh;
 }
 
 static size_t undo_save(const struct dc_fn *f, uintptr_t *u)
 {
-	u[0] = f->w.nh;
+	u[0] = f->w.nh | (uintptr_t)f->w.novec << 16;
 	u[1] = f->w.redirect;
-	for (unsigned k = 0; k < f->w.nh; k++) {
-		u[2 + 3 * k] = f->w.h[k];
-		u[3 + 3 * k] = f->w.d[k];
-		u[4 + 3 * k] = f->w.fl[k];
-	}
+	memcpy(u + 2, f->w.hd, f->w.nh * sizeof(f->w.hd[0]));
 	return undo_words(f);
 }
 
 static void undo_load(struct dc_fn *f, const uintptr_t *u)
 {
-	f->w.nh = (unsigned)u[0];
+	f->w.nh = (unsigned)(u[0] & 0xffff);
+	f->w.novec = (uint16_t)(u[0] >> 16);
 	f->w.redirect = u[1];
-	for (unsigned k = 0; k < f->w.nh; k++) {
-		f->w.h[k] = u[2 + 3 * k];
-		f->w.d[k] = u[3 + 3 * k];
-		f->w.fl[k] = (unsigned)u[4 + 3 * k];
+	memcpy(f->w.hd, u + 2, f->w.nh * sizeof(f->w.hd[0]));
+}
+
+/* The words undo_save wrote at u. */
+static size_t undo_len(const uintptr_t *u)
+{
+	return 2 + 2 * (size_t)(u[0] & 0xffff);
+}
+
+/* --- patching ---
+ *
+ * A batch (fn_op) walks its functions three times, APPLY_CHUNK at a time
+ * where the protocol allows: (1) find each function, change its wanted
+ * state, keep the old one (then phase A: the caller sites that must go
+ * back to `call f`, for the functions that have listed sites, and their
+ * membarrier); (2) generate the jump functions and out-of-line
+ * sequences, verify the entries; then the one membarrier; (3) per chunk:
+ * the slots, the entries, each verified, a refused change rolled back,
+ * and the sites of the pure redirects queued (phase B).  Each step only
+ * orders a function's own stores (its slot before its entry; every
+ * generated byte of the batch before the membarrier, the membarrier
+ * before any slot), so chunking changes no order the protocol needs.
+ * With 10,000 functions, twelve walks over every function's records and
+ * text were most of a batch's time when its memory was cold. */
+#define APPLY_CHUNK 64
+
+static uintptr_t want_slot(struct dc_fn *f)
+{
+	if (f->w.nh)
+		return jf_get(f, f->w.redirect ? f->w.redirect : f->a.resume);
+	return f->w.redirect;
+}
+
+/* Patching is off: nothing is written; what needs no write is done. */
+static void apply_disabled(struct dc_fn **fs, size_t n, int *st)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool noop = !fs[i]->on && !fs[i]->w.nh && !fs[i]->w.redirect;
+
+		st[i] = noop	      ? DYNCALL_OK :
+			dc_cfg.status ? dc_cfg.status :
+					DYNCALL_ERR_DISABLED;
 	}
 }
 
-/* Write the wanted state of v[0..m) (their old state in undo), the
- * caller sites around the entries; a function whose change is refused
- * gets its old state back.  Returns the first error. */
-static int change(struct dc_fn **v, size_t m, const uintptr_t *undo, int *st,
-		  int *pre)
+/* 1. fs[0..n) (n <= APPLY_CHUNK): the jump functions, the out-of-line
+ * sequences; the entries verified.  f->want: what its slot should hold.
+ * Returns whether fresh code was written. */
+static bool prepare(struct dc_fn **fs, size_t n, int *st)
 {
-	int r;
+	struct arch_step steps[APPLY_CHUNK];
+	long first[APPLY_CHUNK];
+	bool ok[APPLY_CHUNK];
+	size_t nsteps = 0;
+	bool fresh = false;
 
-	/* sites leaving a redirect target go back to `call f` first; a
-	 * function whose sites cannot keeps its old state (apply then
-	 * rewrites what it already runs: nothing changes) */
-	callers_reset(v, m, pre);
-	for (size_t i = 0, at = 0; i < m; i++) {
-		const uintptr_t *u = undo + at;
+	for (size_t i = 0; i < n; i++) {
+		struct dc_fn *f = fs[i];
+		int es = arch_fentry_entry_state(&f->a), k;
 
-		at += 2 + 3 * u[0];
-		if (pre[i])
-			undo_load(v[i], u);
-	}
-	r = apply(v, m, st);
-	for (size_t i = 0, at = 0; i < m; i++) {
-		const uintptr_t *u = undo + at;
-
-		at += 2 + 3 * u[0];
-		v[i]->queued = false;
-		if (pre[i]) {
-			r = r ? r : pre[i];
+		st[i] = DYNCALL_OK;
+		first[i] = -1;
+		f->want = 0;
+		if (es < 0 || (es == 1) != f->on) {
+			st[i] = DYNCALL_ERR_BYTES; /* someone else wrote it */
 			continue;
 		}
-		if (!st[i])
+		f->want = want_slot(f);
+		if ((f->w.nh || f->w.redirect) && !f->want) {
+			st[i] = code_err ? code_err : DYNCALL_ERR_NOMEM;
 			continue;
-		/* refused: every write is checked before the next one, so
-		 * the function still runs what it ran: its old handlers and
-		 * redirect */
-		undo_load(v[i], u);
+		}
+		if (!f->want || f->ool_done)
+			continue;
+		k = near_get(f);
+		if (!k)
+			k = arch_fentry_ool_steps(&f->a, &steps[nsteps], 1);
+		if (k < 0) {
+			st[i] = k;
+			continue;
+		}
+		if (k)
+			first[i] = (long)nsteps;
+		nsteps += (size_t)k;
+		fresh |= k > 0;
 	}
-	/* then the sites of every pure redirect call its target */
-	callers_set(v, m);
-	return r;
+	dc_text_steps(steps, nsteps, ok);
+	for (size_t i = 0; i < n; i++) {
+		if (st[i] != DYNCALL_OK || !fs[i]->want)
+			continue;
+		if (first[i] >= 0 && !ok[first[i]])
+			st[i] = DYNCALL_ERR_MPROTECT;
+		else
+			fs[i]->ool_done = true;
+	}
+	return fresh;
+}
+
+/* 3. and 4. for fs[0..n) (n <= APPLY_CHUNK): the slots (up to
+ * ARCH_FENTRY_SLOT_STEPS stores each; a function with a store refused
+ * keeps its entry as it is), then the entries on or off, then checked */
+static void write_chunk(struct dc_fn **fs, size_t n, int *st)
+{
+	struct arch_step steps[APPLY_CHUNK * ARCH_FENTRY_SLOT_STEPS];
+	bool ok[APPLY_CHUNK * ARCH_FENTRY_SLOT_STEPS];
+	size_t first[APPLY_CHUNK + 1], nsteps = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		first[i] = nsteps;
+		if (st[i] != DYNCALL_OK || !fs[i]->want)
+			continue;
+		nsteps += (size_t)arch_fentry_slot_step(&fs[i]->a, fs[i]->want,
+							&steps[nsteps]);
+	}
+	first[n] = nsteps;
+	if (dc_text_steps(steps, nsteps, ok))
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = first[i]; k < first[i + 1]; k++)
+				if (!ok[k])
+					st[i] = DYNCALL_ERR_MPROTECT;
+	for (size_t i = 0; i < n; i++)
+		if (st[i] == DYNCALL_OK && fs[i]->want)
+			fs[i]->slot_val = fs[i]->want;
+
+	nsteps = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct dc_fn *f = fs[i];
+		struct arch_step *s = &steps[nsteps];
+		int k;
+
+		if (st[i] != DYNCALL_OK || (!f->want && !f->on))
+			continue;
+		/* on, off, or on with another value (x86-64's direct entry
+		 * jump): written only where the bytes change */
+		k = arch_fentry_entry_step(&f->a, f->want, s);
+		if (k < 0) {
+			st[i] = k;
+			continue;
+		}
+		if (k && !memcmp((const void *)s->addr, s->bytes, s->len))
+			continue;
+		nsteps += (size_t)k;
+	}
+	dc_text_steps(steps, nsteps, NULL);
+	for (size_t i = 0; i < n; i++) {
+		int es;
+
+		if (st[i] != DYNCALL_OK)
+			continue;
+		es = arch_fentry_entry_state(&fs[i]->a);
+		if (es < 0 || (es == 1) != (fs[i]->want != 0)) {
+			st[i] = DYNCALL_ERR_MPROTECT;
+			continue;
+		}
+		fs[i]->on = es == 1;
+	}
+}
+
+/* One batch of fn_op: its functions, their statuses, their old state
+ * (undo: undo_save's words, in order), the phase A refusals, and the
+ * phase B site writes. */
+struct fbatch {
+	struct dc_fn **v;
+	size_t m;
+	int *st;
+	int *pre; /* phase A refusals; NULL: none */
+	uintptr_t *undo;
+	size_t undo_at; /* the next function's words, in pass 3 */
+	struct dc_batch sites;
+	bool sites_any, cs_any;
+};
+
+/* Phase A for f (after pass 1, its wanted state changed): every site
+ * whose target is about to change goes back to `call f` (one membarrier
+ * for the batch, in dc_batch_run: the sites were DC_DEST_DIRECT). */
+static bool sites_reset_add(struct dc_batch *b, struct dc_fn *f)
+{
+	uintptr_t want = sites_want(f), fn = f->a.func;
+	bool any = false;
+
+	for (unsigned k = 0; k < f->ncs; k++) {
+		struct dc_point *p = &f->cs[k].p;
+
+		if (p->cur != fn && p->cur != want) {
+			dc_batch_add(b, p, fn, DC_DEST_SLOW);
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* After phase A: why a site of f is left on its old target, or OK.  f
+ * must then keep its old state (apply rewrites what it already runs:
+ * nothing changes). */
+static int sites_reset_status(const struct dc_fn *f)
+{
+	uintptr_t want = sites_want(f), fn = f->a.func;
+
+	for (unsigned k = 0; k < f->ncs; k++) {
+		const struct dc_point *p = &f->cs[k].p;
+
+		if (p->cur != fn && p->cur != want)
+			return p->status ? p->status : DYNCALL_ERR_BYTES;
+	}
+	return DYNCALL_OK;
+}
+
+/* Pass 3, after fs[0..n) (fb->v[base..base+n)) were written: a refused
+ * change gets its old state back (every write is checked before the next
+ * one, so the function still runs what it ran: its old handlers and
+ * redirect); then phase B: the sites of every pure redirect (its entry
+ * already leads to the target) are queued to call the target; a site
+ * refused stays `call f`, which reaches it through the entry. */
+static void finish_chunk(struct fbatch *fb, size_t base, size_t n)
+{
+	for (size_t i = base; i < base + n; i++) {
+		struct dc_fn *f = fb->v[i];
+		const uintptr_t *u = fb->undo + fb->undo_at;
+		uintptr_t want;
+
+		fb->undo_at += undo_len(u);
+		f->queued = false;
+		if (!(fb->pre && fb->pre[i]) && fb->st[i])
+			undo_load(f, u);
+		f->cs_skipped = 0;
+		want = f->on ? sites_want(f) : f->a.func;
+		if (want != f->a.func && f->mod->cs_status == CS_UNREAD)
+			mod_callers(f->mod);
+		fb->cs_any |= f->ncs != 0;
+		for (unsigned k = 0; k < f->ncs; k++) {
+			struct dc_point *p = &f->cs[k].p;
+
+			if (p->cur == want)
+				continue;
+			dc_batch_add(&fb->sites, p, want,
+				     want == f->a.func ? DC_DEST_SLOW :
+							 DC_DEST_DIRECT);
+			fb->sites_any = true;
+		}
+	}
+}
+
+/* Write the wanted state of fb->v[0..m) (passes 2 and 3), then the
+ * sites.  Returns the first error. */
+static int apply(struct fbatch *fb)
+{
+	struct dc_fn **v = fb->v;
+	size_t m = fb->m;
+	int *st = fb->st, ret = DYNCALL_OK;
+	bool fresh = false, synced = true;
+
+	if (dc_cfg.disabled) {
+		apply_disabled(v, m, st);
+	} else {
+		for (size_t c = 0; c < m; c += APPLY_CHUNK)
+			fresh |= prepare(v + c,
+					 m - c < APPLY_CHUNK ? m - c :
+							       APPLY_CHUNK,
+					 st + c);
+		/* 2. new jump functions set dc_stubs_dirty (dc_text_write);
+		 * cached ones were synchronized when they were written */
+		if ((fresh || dc_stubs_dirty) && dc_sync_cores()) {
+			ret = DYNCALL_ERR_MEMBARRIER;
+			for (size_t i = 0; i < m; i++)
+				st[i] = ret;
+			synced = false;
+		} else {
+			dc_stubs_dirty = false;
+		}
+	}
+	fb->undo_at = 0;
+	for (size_t c = 0; c < m; c += APPLY_CHUNK) {
+		size_t k = m - c < APPLY_CHUNK ? m - c : APPLY_CHUNK;
+
+		if (!dc_cfg.disabled && synced)
+			write_chunk(v + c, k, st + c);
+		finish_chunk(fb, c, k);
+	}
+	if (fb->sites_any)
+		dc_batch_run(&fb->sites);
+	for (size_t i = 0; fb->cs_any && i < m; i++) {
+		struct dc_fn *f = v[i];
+		uintptr_t want = f->on ? sites_want(f) : f->a.func;
+
+		for (unsigned k = 0; k < f->ncs; k++)
+			f->cs_skipped += f->cs[k].p.cur != want ||
+					 f->cs[k].p.status != DYNCALL_OK;
+	}
+	for (size_t i = 0; i < m && !ret; i++)
+		ret = st[i];
+	for (size_t i = 0; fb->pre && i < m && !ret; i++)
+		ret = fb->pre[i];
+	return ret;
+}
+
+/* Phase A of a batch with functions that have listed sites (a caller
+ * table was read), then its membarrier: before any entry changes.  A
+ * function one of whose sites is left on its old target keeps its old
+ * state (fb->pre[i]: why).  Returns DYNCALL_ERR_NOMEM if that could not
+ * be recorded, else OK. */
+static int phase_a(struct fbatch *fb)
+{
+	struct dc_batch reset = { 0 };
+	bool any = false;
+	int ret = DYNCALL_OK;
+
+	for (size_t i = 0; i < fb->m; i++)
+		if (fb->v[i]->ncs)
+			any |= sites_reset_add(&reset, fb->v[i]);
+	if (!any)
+		return DYNCALL_OK;
+	dc_batch_run(&reset);
+	fb->pre = dc_alloc_scratch(fb->m * sizeof(*fb->pre));
+	for (size_t i = 0, at = 0; i < fb->m; i++) {
+		const uintptr_t *u = fb->undo + at;
+		int s = fb->v[i]->ncs ? sites_reset_status(fb->v[i]) :
+					DYNCALL_OK;
+
+		at += undo_len(u);
+		if (fb->pre)
+			fb->pre[i] = s;
+		else if (s)
+			ret = DYNCALL_ERR_NOMEM;
+		if (s)
+			undo_load(fb->v[i], u);
+	}
+	return ret;
+}
+
+/* undo words for about n functions: grown (doubled) as pass 1 needs */
+static bool undo_grow(uintptr_t **undo, size_t *cap, uintptr_t *stack,
+		      size_t need)
+{
+	size_t ncap = *cap;
+	uintptr_t *nu;
+
+	while (ncap < need)
+		ncap *= 2;
+	nu = dc_alloc_scratch(ncap * sizeof(*nu));
+	if (!nu)
+		return false;
+	memcpy(nu, *undo, *cap * sizeof(*nu));
+	if (*undo != stack)
+		dc_free(*undo, *cap * sizeof(**undo));
+	*undo = nu;
+	*cap = ncap;
+	return true;
 }
 
 /* Change the state of fns[0..n) by op; returns the first error. */
 static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 		 uintptr_t d, unsigned fl)
 {
-	struct dc_fn *stackf[16], **v = stackf;
-	uintptr_t stacku[16 * 5], *undo = stacku;
-	int stacks[16], *st = stacks, stackp[16], *pre = stackp;
+	struct dc_fn *stackf[16];
+	uintptr_t stacku[16 * 4];
+	int stacks[16];
+	struct fbatch fb = { .v = stackf, .st = stacks, .undo = stacku };
+	bool cs_seen = false;
 	int ret = DYNCALL_OK;
-	size_t m = 0, size = 0, usize = 0, words = 0;
+	size_t size = 0, ucap = sizeof(stacku) / sizeof(stacku[0]), words = 0;
 	sigset_t saved;
 
 	if (!fns || !n)
@@ -1601,15 +1657,16 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 #endif
 	state_begin(&saved);
 	if (n > 16) {
-		size = n * (sizeof(*v) + 2 * sizeof(*st));
-		v = dc_alloc_scratch(size);
-		if (!v) {
+		size = n * (sizeof(*fb.v) + sizeof(*fb.st));
+		fb.v = dc_alloc_scratch(size);
+		if (!fb.v) {
 			dc_unlock(&saved);
 			return DYNCALL_ERR_NOMEM;
 		}
-		st = (int *)(v + n);
-		pre = st + n;
+		fb.st = (int *)(fb.v + n);
 	}
+	/* pass 1: the new wanted state, the old one kept to roll back what
+	 * a refused write left */
 	for (size_t i = 0; i < n; i++) {
 		int s = DYNCALL_OK;
 		struct dc_fn *f = fn_get(fns[i], &s);
@@ -1622,34 +1679,41 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 			ret = ret ? ret : s;
 			continue;
 		}
-		f->queued = true;
-		v[m++] = f;
-		words += undo_words(f);
-	}
-	/* keep the old state to roll back what a refused write left */
-	if (words > sizeof(stacku) / sizeof(stacku[0])) {
-		usize = words * sizeof(*undo);
-		undo = dc_alloc_scratch(usize);
-		if (!undo) {
-			for (size_t i = 0; i < m; i++)
-				v[i]->queued = false;
-			m = 0;
+		if (words + undo_words(f) > ucap &&
+		    !undo_grow(&fb.undo, &ucap, stacku,
+			       words + undo_words(f) + 2 * (n - i))) {
+			/* nothing written yet: every change is taken back */
+			for (size_t k = 0, at = 0; k < fb.m; k++) {
+				undo_load(fb.v[k], fb.undo + at);
+				at += undo_len(fb.undo + at);
+				fb.v[k]->queued = false;
+			}
+			fb.m = 0;
 			ret = DYNCALL_ERR_NOMEM;
+			break;
 		}
+		f->queued = true;
+		fb.v[fb.m++] = f;
+		words += undo_save(f, fb.undo + words);
+		op_do(f, op, h, d, fl);
+		cs_seen |= f->ncs != 0;
 	}
-	for (size_t i = 0, at = 0; i < m; i++) {
-		at += undo_save(v[i], undo + at);
-		op_do(v[i], op, h, d, fl);
-	}
-	if (m) {
-		int r = change(v, m, undo, st, pre);
+	if (cs_seen) {
+		int r = phase_a(&fb);
 
 		ret = ret ? ret : r;
 	}
-	if (undo != stacku)
-		dc_free(undo, usize);
-	if (v != stackf)
-		dc_free(v, size);
+	if (fb.m) {
+		int r = apply(&fb);
+
+		ret = ret ? ret : r;
+	}
+	if (fb.pre)
+		dc_free(fb.pre, fb.m * sizeof(*fb.pre));
+	if (fb.undo != stacku)
+		dc_free(fb.undo, ucap * sizeof(*fb.undo));
+	if (fb.v != stackf)
+		dc_free(fb.v, size);
 	dc_unlock(&saved);
 	return ret;
 }
