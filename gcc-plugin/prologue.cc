@@ -83,6 +83,38 @@ static void push_record_section(FILE *file, tree fn)
 
 #if DYNCALL_ARCH != DYNCALL_ARCH_PPC64LE
 /*
+ * A function the runtime must not hook or redirect, so it gets no record
+ * (the runtime never registers it: DYNCALL_ERR_NOFN; its NOPs stay, never
+ * patched): another calling convention (ms_abi, interrupt; aarch64
+ * aarch64_vector_pcs, SVE) or no_caller_saved_registers, whose callers
+ * keep values in registers the C convention lets a callee clobber, which a
+ * hook's handler (an ordinary C function) does clobber, and a C redirect
+ * target would too; and ms_hook_prologue, whose 32 `int3` bytes GCC puts
+ * between the pre-entry NOPs and the function: not the runtime's layout,
+ * a record there fails the link's check (DC063, DC066).
+ */
+static bool pfe_refused(tree fn)
+{
+	tree fntype = TREE_TYPE(fn);
+	static const char *const attrs[] = {
+		"ms_abi",
+		"interrupt",
+		"aarch64_vector_pcs",
+		"aarch64_sve_pcs",
+		"no_caller_saved_registers",
+		"ms_hook_prologue",
+	};
+
+	if (!dyncall_c_abi_p(fntype) || fntype_abi(fntype).id() != 0)
+		return true;
+	for (const char *a : attrs)
+		if (lookup_attribute(a, TYPE_ATTRIBUTES(fntype)) ||
+		    lookup_attribute(a, DECL_ATTRIBUTES(fn)))
+			return true;
+	return false;
+}
+
+/*
  * -fpatchable-function-entry=N,M with M > 0 (the layouts of
  * --dyncall-prologues): GCC calls this target hook before the function's
  * label for the M pre-entry NOPs with record_p, then after the label for
@@ -101,6 +133,10 @@ static void print_pfe(FILE *file, unsigned HOST_WIDE_INT size, bool record_p)
 
 	if (!record_p || !fn || !crtl->patch_area_entry) {
 		target_print_pfe(file, size, record_p);
+		return;
+	}
+	if (pfe_refused(fn)) { /* the NOPs alone: never registered */
+		target_print_pfe(file, size, false);
 		return;
 	}
 	push_record_section(file, fn);
@@ -380,7 +416,8 @@ static void records_function_prologue(FILE *file)
 	unsigned flags;
 
 	target_function_prologue(file);
-	if (!fn || !has_patchable_entry(fn) || !vec_record_flags(fn, &flags))
+	if (!fn || !has_patchable_entry(fn) || pfe_refused(fn) ||
+	    !vec_record_flags(fn, &flags))
 		return;
 	name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
 	fputs("\t.pushsection " DYNCALL_FN_RECORDS_SECTION, file);

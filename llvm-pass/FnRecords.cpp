@@ -17,6 +17,16 @@
 // but C (and fastcc, the optimizer's for internal functions) gets no
 // record: the runtime's safe default (xmm0-7 saved).
 //
+// A function of another calling convention (preserve_most, preserve_all,
+// ms_abi, regcall, interrupt, aarch64_vector_pcs, SVE...) or declared
+// no_caller_saved_registers is not made patchable (dropUnpatchable: its
+// patchable-function-entry and -prefix attributes go, so it gets no NOPs
+// and no __patchable_function_entries record): its callers keep values in
+// registers the C convention lets a callee clobber (r11, xmm8-15, the
+// upper vector halves...), which a hook's handler, an ordinary C function,
+// does clobber, and a redirect target of the C convention would too.  The
+// runtime never registers it (DYNCALL_ERR_NOFN), and it runs as built.
+//
 // The same pass aligns every patchable function with pre-entry NOPs to 8
 // bytes (alignPatchable): the runtime's slot is those NOPs, replaced with
 // one aligned 8-byte store.  -falign-functions=8 (what dyncall-cc adds)
@@ -206,10 +216,30 @@ bool alignPatchable(Module &M) {
   return Changed;
 }
 
+bool dropUnpatchable(Module &M) {
+  Triple T(M.getTargetTriple());
+  if ((T.getArch() != Triple::x86_64 && T.getArch() != Triple::aarch64) ||
+      !T.isOSBinFormatELF())
+    return false;
+  bool Changed = false;
+  for (Function &F : M) {
+    if (F.isDeclaration() || !patchable(F) ||
+        ((F.getCallingConv() == CallingConv::C ||
+          F.getCallingConv() == CallingConv::Fast) &&
+         !F.hasFnAttribute("no_caller_saved_registers")))
+      continue;
+    F.removeFnAttr("patchable-function-entry");
+    F.removeFnAttr("patchable-function-prefix");
+    Changed = true;
+  }
+  return Changed;
+}
+
 PreservedAnalyses FnRecordsPass::run(Module &M, ModuleAnalysisManager &) {
+  bool Dropped = dropUnpatchable(M);
   bool Aligned = alignPatchable(M);
-  return emitFnRecords(M) || Aligned ? PreservedAnalyses::none()
-                                     : PreservedAnalyses::all();
+  return emitFnRecords(M) || Aligned || Dropped ? PreservedAnalyses::none()
+                                                : PreservedAnalyses::all();
 }
 
 } // namespace dyncall

@@ -21,7 +21,14 @@ from dyncall_rewrite.diagnostics import ERROR, NOTE, WARNING
 from dyncall_rewrite.elf import Image
 from dyncall_rewrite.errors import RewriteError
 from dyncall_rewrite.files import check_output, in_place_target, write_atomically
-from dyncall_rewrite.listing import format_prologue, format_record, json_lines, prologue_record, records
+from dyncall_rewrite.listing import (
+    format_prologue,
+    format_record,
+    json_lines,
+    prologue_callers,
+    prologue_record,
+    records,
+)
 from dyncall_rewrite.model import Analysis
 from dyncall_rewrite.relax import RelaxOptions, relax
 
@@ -198,10 +205,17 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _list_prologues(args: argparse.Namespace, an: Analysis) -> int:
-    recs = [prologue_record(an, p) for p in an.prologues]
+    callers = prologue_callers(an)
+    recs = [prologue_record(an, p, callers) for p in an.prologues]
     if args.json:
         json.dump(
-            {"file": args.file, "arch": an.backend.name, "problems": len(an.errors), "prologues": recs},
+            {
+                "file": args.file,
+                "arch": an.backend.name,
+                "problems": len(an.errors),
+                "caller_table": callers is not None,
+                "prologues": recs,
+            },
             sys.stdout,
             indent=1,
         )

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from dyncall_rewrite import abi
+from dyncall_rewrite.callers import caller_callees, caller_counts
 from dyncall_rewrite.model import OP_NAMES, Analysis, PrologueInfo, SiteColumns, SiteInfo
 from dyncall_rewrite.vec import unique_inverse
 
@@ -246,11 +247,20 @@ def _target_json(an: Analysis, values: np.ndarray, name: str) -> list[str]:
 # -- list --prologues ---------------------------------------------------------
 
 
-def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
+def prologue_callers(an: Analysis) -> dict[int, int] | None:
+    """Listed caller sites per hookable function (callers.py: the runtime's
+    caller table), or None when the image has none (linked without
+    ``--emit-relocs``, or ppc64le)."""
+    return caller_counts(an.image, an.backend.name, caller_callees(an))
+
+
+def prologue_record(an: Analysis, p: PrologueInfo, callers: dict[int, int] | None = None) -> dict[str, Any]:
     """The ``list --prologues`` record of one __patchable_function_entries
     record (bytes of NOPs before the entry and at it; ``hookable``: the
     runtime's layout) or XRay entry sled (``sled`` "xray": its 28 bytes
-    counted as the entry's)."""
+    counted as the entry's).  ``call_sites``: its direct calls and jumps in
+    the caller table (``callers``, prologue_callers), None without a table
+    or for a function the runtime does not hook."""
     return {
         "index": p.index,
         "record": p.record,
@@ -268,6 +278,7 @@ def prologue_record(an: Analysis, p: PrologueInfo) -> dict[str, Any]:
         "variadic": p.variadic,
         "entry_nops": list(p.entry_insns),
         "direct_entry": p.direct,
+        "call_sites": None if callers is None or p.function is None else callers.get(p.function),
     }
 
 
@@ -297,6 +308,7 @@ def format_prologue(r: dict[str, Any]) -> str:
         f"#{r['index']} record={rec} function={fn} nops={nops} pad={pad}"
         f" hookable={'yes' if r['hookable'] else 'no'} state={r['state']}"
         + _entry_fields(r)
+        + f" callers={'-' if r['call_sites'] is None else r['call_sites']}"
         + f" novec={'yes' if r['no_vec'] else 'no'} sled={r['sled']}"
         f" vecregs={'-' if r['vec_regs'] is None else r['vec_regs']}"
         + (f" vecwidth={r['vec_width']}" if r["vec_width"] != 16 else "")

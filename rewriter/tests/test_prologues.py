@@ -219,14 +219,16 @@ def test_cli_list_prologues(tmp_path: object, capsys: pytest.CaptureFixture[str]
     assert main(["list", "--prologues", path]) == 0
     text = capsys.readouterr().out.splitlines()
     assert text[0].startswith("#0 record=0x") and "<gcc_f> nops=24+5 pad=- hookable=yes state=ok" in text[0]
-    assert "state=ok entry=5x1 direct=no novec=" in text[0]
-    assert "<clang_f> nops=24+5 pad=- hookable=yes state=ok entry=1x5 direct=yes novec=" in text[1]
+    assert "state=ok entry=5x1 direct=no callers=- novec=" in text[0]
+    assert "<clang_f> nops=24+5 pad=- hookable=yes state=ok entry=1x5 direct=yes callers=- novec=" in text[1]
     assert "<cet_f> nops=24+5 pad=endbr64 hookable=yes state=ok entry=5x1 direct=no" in text[2]
     assert "<cet5_f> nops=24+5 pad=endbr64 hookable=yes state=ok entry=1x5 direct=no" in text[3]
-    assert "<other_f> nops=0+16 pad=- hookable=no state=ok entry=16x1 novec=" in text[5]
+    assert "<other_f> nops=0+16 pad=- hookable=no state=ok entry=16x1 callers=- novec=" in text[5]
     assert main(["list", "--prologues", "--json", path]) == 0
     js = json.loads(capsys.readouterr().out)
     assert js["problems"] == 0 and len(js["prologues"]) == 7
+    # linked without --emit-relocs: no caller table (callers.py)
+    assert js["caller_table"] is False and js["prologues"][1]["call_sites"] is None
     assert js["prologues"][5]["function_symbol"] == "other_f" and js["prologues"][5]["hookable"] is False
     assert js["prologues"][1]["entry_nops"] == [5] and js["prologues"][1]["direct_entry"] is True
     assert js["prologues"][0]["entry_nops"] == [1] * 5 and js["prologues"][0]["direct_entry"] is False

@@ -136,7 +136,7 @@ def test_cli(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "--prologues", path]) == 0
     text = capsys.readouterr().out.splitlines()
     assert len(text) == 2
-    assert "<toc_f> nops=0+28 pad=- hookable=yes state=ok novec=no sled=xray" in text[0]
+    assert "<toc_f> nops=0+28 pad=- hookable=yes state=ok callers=- novec=no sled=xray" in text[0]
     assert main(["list", "--prologues", "--json", path]) == 0
     js = json.loads(capsys.readouterr().out)
     assert js["arch"] == "ppc64le" and js["problems"] == 0

@@ -1,0 +1,130 @@
+// Checks that `dyncall-rewrite list --prologues` counts each function's call sites exactly as the runtime's caller table does (docs/prologues.md "Where the call sites come from: the linker's relocations"; the rule written once in rewriter/dyncall_rewrite/callers.py, the runtime's in runtime/prologue.c rela_sites): this program prints, for every registered patchable function, the sites dyncall_fn_callers lists; the same program's `list --prologues --json` gives the same counts, function by function (diff), and the text listing's `callers=` field the exact ones below. GCC 12 and Clang; PIE and not; with and without -ffunction-sections (a static function's calls are listed only with it: the assembler resolves same-section calls without a relocation); linked without the table (--dyncall-no-caller-table: `callers=-`, "caller_table": false, and the runtime's DYNCALL_ERR_NORELOCS); aarch64 GCC 12 and Clang under qemu.
+// REQUIRES: x86_64, dyncall-runtime, dyncall-rewrite, gcc-plugin, dyncall-pass
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -ffunction-sections %s -o %t/gcc
+// RUN: %t/gcc | sort > %t/gcc.rt
+// RUN: dyncall-rewrite list --prologues --json %t/gcc | %python %S/Inputs/list-callers.py | sort | diff %t/gcc.rt -
+// RUN: FileCheck %s --check-prefixes=RT,RT-FS < %t/gcc.rt
+// RUN: dyncall-rewrite list --prologues %t/gcc | FileCheck %s --check-prefixes=LIST,LIST-FS
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t/gcc-nofs
+// RUN: %t/gcc-nofs | sort > %t/gcc-nofs.rt
+// RUN: dyncall-rewrite list --prologues --json %t/gcc-nofs | %python %S/Inputs/list-callers.py | sort | diff %t/gcc-nofs.rt -
+// RUN: FileCheck %s --check-prefixes=RT,NOFS-GCC < %t/gcc-nofs.rt
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -ffunction-sections -no-pie %s -o %t/gcc-nopie
+// RUN: %t/gcc-nopie | sort > %t/gcc-nopie.rt
+// RUN: dyncall-rewrite list --prologues --json %t/gcc-nopie | %python %S/Inputs/list-callers.py | sort | diff %t/gcc-nopie.rt -
+// RUN: FileCheck %s --check-prefixes=RT,RT-FS < %t/gcc-nopie.rt
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 -ffunction-sections %s -o %t/clang
+// RUN: %t/clang | sort > %t/clang.rt
+// RUN: dyncall-rewrite list --prologues --json %t/clang | %python %S/Inputs/list-callers.py | sort | diff %t/clang.rt -
+// RUN: FileCheck %s --check-prefixes=RT,RT-FS < %t/clang.rt
+// RUN: dyncall-rewrite list --prologues %t/clang | FileCheck %s --check-prefixes=LIST,LIST-FS
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t/clang-nofs
+// RUN: %t/clang-nofs | sort > %t/clang-nofs.rt
+// RUN: dyncall-rewrite list --prologues --json %t/clang-nofs | %python %S/Inputs/list-callers.py | sort | diff %t/clang-nofs.rt -
+// RUN: FileCheck %s --check-prefixes=RT,NOFS-CLANG < %t/clang-nofs.rt
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 -ffunction-sections -no-pie %s -o %t/clang-nopie
+// RUN: %t/clang-nopie | sort > %t/clang-nopie.rt
+// RUN: dyncall-rewrite list --prologues --json %t/clang-nopie | %python %S/Inputs/list-callers.py | sort | diff %t/clang-nopie.rt -
+//
+// Without the table: no counts on either side.
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues --dyncall-no-caller-table -O2 -ffunction-sections %s -o %t/gcc-norel
+// RUN: %t/gcc-norel | FileCheck %s --check-prefix=NOREL-RT
+// RUN: dyncall-rewrite list --prologues %t/gcc-norel | FileCheck %s --check-prefix=NOREL-LIST
+// RUN: dyncall-rewrite list --prologues --json %t/gcc-norel | FileCheck %s --check-prefix=NOREL-JSON
+// RUN: dyncall-rewrite list --prologues --json %t/gcc | FileCheck %s --check-prefix=JSON
+//
+// aarch64 (R_AARCH64_CALL26 / _JUMP26), under qemu.
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %dyncall_cc aarch64-linux-gnu-gcc-12 --dyncall-prologues -O2 -ffunction-sections %s -o %t/a64-gcc %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 %t/a64-gcc | sort > %t/a64-gcc.rt %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ dyncall-rewrite list --prologues --json %t/a64-gcc | %python %S/Inputs/list-callers.py | sort | diff %t/a64-gcc.rt - %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ FileCheck %s --check-prefixes=RT,RT-FS < %t/a64-gcc.rt %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -mbranch-protection=standard -O2 -ffunction-sections %s -o %t/a64-clang %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t/a64-clang | sort > %t/a64-clang.rt %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ dyncall-rewrite list --prologues --json %t/a64-clang | %python %S/Inputs/list-callers.py | sort | diff %t/a64-clang.rt - %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ FileCheck %s --check-prefixes=RT,RT-FS < %t/a64-clang.rt %}
+//
+// leaf: twice's two calls, main's call and tailer's tail jump (GCC's
+// `jmp leaf` to the same section without -ffunction-sections: resolved by
+// GNU as, no relocation); by_ptr only through a pointer; local_fn
+// (static, two calls in uses_local): listed only with -ffunction-sections.
+// RT: sites by_ptr 0
+// RT-FS: sites leaf 4
+// RT-FS: sites local_fn 2
+// NOFS-GCC: sites leaf 3
+// NOFS-GCC: sites local_fn 0
+// NOFS-CLANG: sites leaf 4
+// NOFS-CLANG: sites local_fn 0
+// LIST-FS-DAG: function={{.*}}<local_fn>{{.*}} callers=2
+// LIST-DAG: function={{.*}}<leaf>{{.*}} callers=4
+// LIST-DAG: function={{.*}}<by_ptr>{{.*}} callers=0
+// JSON: "caller_table": true
+// NOREL-RT: table -{{[0-9]+}}
+// NOREL-LIST: function={{.*}}<leaf>{{.*}} callers=-
+// NOREL-JSON: "caller_table": false
+// NOREL-JSON: "call_sites": null
+#include <stdio.h>
+
+#include <dyncall.h>
+
+#ifdef __clang__
+#define NI __attribute__((noinline, used))
+#else
+#define NI __attribute__((noinline, noclone, used))
+#endif
+
+NI int leaf(int x)
+{
+	return x + 1;
+}
+
+NI int tailer(int x)
+{
+	return leaf(x * 2);
+}
+
+NI int twice(int x)
+{
+	return leaf(x) * leaf(x + 1);
+}
+
+NI static int local_fn(int x)
+{
+	return x ^ 5;
+}
+
+NI int uses_local(int x)
+{
+	return local_fn(x) * local_fn(x + 3);
+}
+
+NI int by_ptr(int x)
+{
+	return x - 1;
+}
+
+int (*volatile fp)(int) = by_ptr;
+
+int main(void)
+{
+	void *fns[64];
+	size_t n = dyncall_fn_list(fns, 64);
+	volatile int sink = leaf(1) + tailer(2) + twice(3) + uses_local(4) +
+			    fp(5);
+	struct dyncall_fn_callers c;
+
+	(void)sink;
+	for (size_t i = 0; i < n && i < 64; i++) {
+		struct dyncall_fn_info info;
+
+		if (dyncall_fn_info(fns[i], &info) || info.status ||
+		    !info.name || dyncall_fn_callers(fns[i], &c))
+			continue;
+		if (c.status) {
+			printf("table %d\n", c.status);
+			return 0;
+		}
+		printf("sites %s %u\n", info.name, (unsigned)c.sites);
+	}
+	return 0;
+}
