@@ -117,6 +117,19 @@ DEFECTS = {
         "\t.quad f\n\t.long 0x002, 0\n\t.quad g\n\t.long 0x902, 0\n\t.quad h\n\t.long 0x103, 0\n",
         [("DC066", 0), ("DC066", 1), ("DC066", 2)],
     ),
+    # DYNCALL_FN_REC_INT_COUNT (0x20): 7 integer registers (x86-64 has 6),
+    # the flag on a variadic record; 6 and 0 are valid
+    "fn-record-int-count": (
+        fn("f")
+        + fn("g")
+        + fn("h")
+        + fn("k")
+        + records(".Lrec_f", ".Lrec_g", ".Lrec_h", ".Lrec_k")
+        + '\t.section __dyncall_fn_records,"aw",@progbits\n\t.p2align 3\n'
+        "\t.quad f\n\t.long 0x7021, 0\n\t.quad g\n\t.long 0x1826, 0\n"
+        "\t.quad h\n\t.long 0x6021, 0\n\t.quad k\n\t.long 0x0122, 0\n",
+        [("DC066", 0), ("DC066", 1)],
+    ),
     "short-section": (
         '\t.section __patchable_function_entries,"aw",@progbits\n\t.p2align 3\n\t.long 0\n',
         [("DC060", None)],
