@@ -56,8 +56,8 @@ static_assert(VecArgRegs == DYNCALL_AARCH64_VEC_ARG_REGS,
 /// upper bound (x86-64 SysV; clang has already lowered aggregates to the
 /// IR types the backend assigns): each floating-point scalar one (x86_fp80
 /// none: it is passed in memory), each vector one per Granule bits (128,
-/// or 256 in a function with AVX: a vector wider than the registers is
-/// split; one that fits a zmm takes one, still within the bound),
+/// 256 in a function with AVX, 512 with AVX-512F: a vector wider than the
+/// registers is split),
 /// aggregates the sum of their elements.  Width: raised to 32 or 64 bytes
 /// when a vector that wide may sit in one register.  Capped at
 /// VecArgRegs + 1.
@@ -199,13 +199,18 @@ bool fnVecUse(const Function &F, FnVecUse &U) {
     U.VarArg = true;
     U.Regs = VecArgRegs;
   }
-  // 256-bit vectors take one ymm with AVX (the function's own features:
-  // clang decides by the translation unit's, the backend by these)
+  // 256-bit vectors take one ymm with AVX, 512-bit ones one zmm with
+  // AVX-512F (and 512-bit EVEX: "-evex512", AVX10/256, splits them in two
+  // ymm); the function's own features: clang decides by the translation
+  // unit's, the backend by these
   unsigned Granule = 128;
   SmallVector<StringRef, 16> Features;
   F.getFnAttribute("target-features").getValueAsString().split(Features, ',');
   if (llvm::is_contained(Features, "+avx"))
     Granule = 256;
+  if (llvm::is_contained(Features, "+avx512f") &&
+      !llvm::is_contained(Features, "-evex512"))
+    Granule = 512;
   for (const Argument &A : F.args())
     U.Regs =
         std::min(U.Regs + vecRegs(A.getType(), Granule, U.Width), VecArgRegs);

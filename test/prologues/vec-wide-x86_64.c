@@ -1,14 +1,14 @@
 // Checks wide vector arguments (docs/prologues.md "Vector registers: what the compiler records"): a __m256d (ymm) and a __m512d (zmm) argument, and a struct holding a __m256d, get records with DYNCALL_FN_REC_VEC_YMM/ZMM from both compilers (-mavx512f), and their jump functions store the whole ymm/zmm registers (vmovdqu/vmovdqu64, exact code) besides regs->vec, clear the upper state (vzeroupper) and merge regs->vec back with vinsertf128/vinsertf32x4 (no legacy-SSE write after the wide loads: about 110 ns per call on the development Xeon, docs/prologues.md "The wide saves and the upper state"), so a handler that clobbers all 32 zmm registers and changes the low lane through regs->vec leaves the upper lanes intact (without the wide saves they come back zeroed, the handler having ended with vzeroupper: checked once by breaking the runtime).
 // REQUIRES: x86_64, dyncall-runtime, cpu-avx512f
-// RUN: %dyncall_cc %clang --dyncall-prologues -mavx512f -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-CLANG
-// RUN: %dyncall_cc gcc-12 --dyncall-prologues -mavx512f -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-GCC
+// RUN: %dyncall_cc %clang --dyncall-prologues -mavx512f -O2 -S %s -o - | FileCheck %s --check-prefix=ASM
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -mavx512f -O2 -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %dyncall_cc %clang --dyncall-prologues -mavx512f -O2 %s -o %t.clang
-// RUN: %t.clang %t.clang.jf %t.clang.jf256 | FileCheck %s --check-prefixes=OUT,OUT-CLANG
-// RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.jf | FileCheck %s --check-prefixes=JF,JF-CLANG
+// RUN: %t.clang %t.clang.jf %t.clang.jf256 | FileCheck %s --check-prefix=OUT
+// RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.jf | FileCheck %s --check-prefix=JF
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.jf256 | FileCheck %s --check-prefix=YMM
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -mavx512f -O2 %s -o %t.gcc
-// RUN: %t.gcc %t.gcc.jf %t.gcc.jf256 | FileCheck %s --check-prefixes=OUT,OUT-GCC
-// RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc.jf | FileCheck %s --check-prefixes=JF,JF-GCC
+// RUN: %t.gcc %t.gcc.jf %t.gcc.jf256 | FileCheck %s --check-prefix=OUT
+// RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc.jf | FileCheck %s --check-prefix=JF
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc.jf256 | FileCheck %s --check-prefix=YMM
 // RUN: %dyncall_rewrite list --prologues %t.gcc | FileCheck %s --check-prefix=LIST
 //
@@ -16,8 +16,7 @@
 // ASM: {{.quad|.8byte}} w256
 // ASM-NEXT: {{.long|.4byte}} 554
 // ASM: {{.quad|.8byte}} w512
-// ASM-GCC-NEXT: .4byte 306
-// ASM-CLANG-NEXT: .long 562
+// ASM-NEXT: {{.long|.4byte}} 306
 // ASM: {{.quad|.8byte}} s256
 // ASM-NEXT: {{.long|.4byte}} 298
 // LIST-DAG: <w256> {{.*}} vecregs=2 vecwidth=32 intregs=0{{$}}
@@ -34,18 +33,12 @@
 // JF-NEXT: 2e: 48 8b 75 08 mov 0x8(%rbp),%rsi
 // JF-NEXT: 32: 48 89 74 24 48 mov %rsi,0x48(%rsp)
 // JF-NEXT: 37: 62 f1 fe 48 7f 84 24 10 01 00 00 vmovdqu64 %zmm0,0x110(%rsp)
-// JF-CLANG-NEXT: 42: 62 f1 fe 48 7f 8c 24 50 01 00 00 vmovdqu64 %zmm1,0x150(%rsp)
-// JF-GCC-NEXT:   42: c5 f8 77 vzeroupper
-// JF-GCC-NEXT:   45: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
-// JF-CLANG-NEXT: 4d: c5 f8 77 vzeroupper
-// JF-CLANG-NEXT: 50: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
-// JF-CLANG-NEXT: 55: 0f 29 4c 24 60 movaps %xmm1,0x60(%rsp)
+// JF-NEXT: 42: c5 f8 77 vzeroupper
+// JF-NEXT: 45: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
 // JF-NEXT: movabs ${{.*}},%rdi
 // JF:      movl $0x0,%fs:
 // JF-NEXT: 62 f1 fe 48 6f 84 24 10 01 00 00 vmovdqu64 0x110(%rsp),%zmm0
-// JF-CLANG-NEXT: 62 f1 fe 48 6f 8c 24 50 01 00 00 vmovdqu64 0x150(%rsp),%zmm1
 // JF-NEXT: 62 f3 7d 48 18 84 24 50 00 00 00 00 vinsertf32x4 $0x0,0x50(%rsp),%zmm0,%zmm0
-// JF-CLANG-NEXT: 62 f3 75 48 18 8c 24 60 00 00 00 00 vinsertf32x4 $0x0,0x60(%rsp),%zmm1,%zmm1
 // JF-NEXT: 48 89 ec mov %rbp,%rsp
 // w256(__m256d, double): ymm0-1 whole (VEX vmovdqu), merged back with vinsertf128
 // YMM:      32: 48 89 74 24 48 mov %rsi,0x48(%rsp)
@@ -172,8 +165,7 @@ int main(int argc, char **argv)
 	double u = p256(a, 5);
 	show("w256", (void *)w256);
 	printf(" -> %.1f %.1f\n", u, p256(a, 5));
-	// OUT-GCC-NEXT:   w512: 0 nregs 1 ymm 0 zmm 1 -> 87654321.0 87654321.5
-	// OUT-CLANG-NEXT: w512: 0 nregs 2 ymm 0 zmm 1 -> 87654321.0 87654321.5
+	// OUT-NEXT: w512: 0 nregs 1 ymm 0 zmm 1 -> 87654321.0 87654321.5
 	u = p512(b);
 	show("w512", (void *)w512);
 	printf(" -> %.1f %.1f\n", u, p512(b));
