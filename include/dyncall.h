@@ -319,9 +319,12 @@ struct dyncall_regs {
 #endif
 
 /* A handler: the hooked function, its caller's return address, the data
- * given to dyncall_fn_hook, the argument registers.  Runs before the body,
- * on the calling thread, at most once per call; a hooked function it calls
- * (directly or not) runs without handlers (a per-thread guard). */
+ * given to dyncall_fn_hook, the argument registers (those the compiler
+ * recorded the function receives, dyncall_fn_flags; the other entries of
+ * regs are not filled in and writing them has no effect).  Runs before
+ * the body, on the calling thread, at most once per call; a hooked
+ * function it calls (directly or not) runs without handlers (a per-thread
+ * guard). */
 typedef void (*dyncall_fn_handler)(void *fn, void *ret, void *data,
 				   struct dyncall_regs *regs);
 
