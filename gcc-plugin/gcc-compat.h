@@ -116,6 +116,10 @@
  * function_arg_advance gave out), or -1 for a convention the records do
  * not describe. */
 #define dyncall_vec_args_used() ((int)crtl->args.info.sse_regno)
+/* The integer registers the same way: i386's regno counts each of rdi,
+ * rsi, rdx, rcx, r8, r9 function_arg_advance gave out (the hidden sret
+ * pointer is the first parameter assign_parms advances over). */
+#define dyncall_int_args_used() ((int)crtl->args.info.regno)
 
 #elif defined(GCC_AARCH64_OPTS_H)
 #define DYNCALL_ARCH DYNCALL_ARCH_AARCH64
@@ -138,6 +142,13 @@ static_assert(STATIC_CHAIN_REGNUM == R18_REGNUM,
 #define dyncall_vec_args_used()                                                \
 	(crtl->args.info.pcs_variant == ARM_PCS_AAPCS64                        \
 		 ? (int)crtl->args.info.aapcs_nvrn                             \
+		 : -1)
+/* aapcs_ncrn: the next core register (x0-x7) to give out, an even pair
+ * skipped to counted; 8 after an argument went to the stack (C.11).  The
+ * indirect result register x8 is not a parameter here. */
+#define dyncall_int_args_used()                                                \
+	(crtl->args.info.pcs_variant == ARM_PCS_AAPCS64                        \
+		 ? (int)crtl->args.info.aapcs_ncrn                             \
 		 : -1)
 
 #elif defined(RS6000_OPTS_H)

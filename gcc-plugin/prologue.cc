@@ -311,7 +311,9 @@ static void ppc64le_function_prologue(FILE *file)
  * runtime's jump function leaves the vector saves out), else
  * DYNCALL_FN_REC_VEC_COUNT with n (it saves xmm0..n-1, q0..n-1 only),
  * DYNCALL_FN_REC_VARIADIC (n = 8), and (x86-64) DYNCALL_FN_REC_VEC_YMM/ZMM
- * when a vector wider than 16 bytes may be in one.  Decided at final, on
+ * when a vector wider than 16 bytes may be in one, and
+ * DYNCALL_FN_REC_INT_COUNT with the integer argument registers it
+ * receives (int_record_flags).  Decided at final, on
  * the function being output (an IPA clone has its own, final parameters),
  * from GCC's own classification of them (dyncall_vec_args_used: a struct
  * of doubles in xmm, _Complex double in two, an HFA in one v register per
@@ -322,8 +324,10 @@ static void ppc64le_function_prologue(FILE *file)
  */
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
 #define VEC_ARG_REGS DYNCALL_X86_64_VEC_ARG_REGS
+#define INT_ARG_REGS DYNCALL_X86_64_INT_ARG_REGS
 #else
 #define VEC_ARG_REGS DYNCALL_AARCH64_VEC_ARG_REGS
+#define INT_ARG_REGS DYNCALL_AARCH64_INT_ARG_REGS
 #endif
 
 static void (*target_function_prologue)(FILE *);
@@ -356,6 +360,30 @@ static unsigned widest_vector(tree t, int depth)
 	}
 }
 
+/* DYNCALL_FN_REC_INT_COUNT and the integer argument registers the
+ * function's parameters took, from GCC's own classification after they
+ * were expanded (dyncall_int_args_used: x86-64 the hidden sret pointer,
+ * `this`, __int128 and INTEGER eightbytes of aggregates counted as the
+ * caller passes them; aarch64 an even pair's skipped register too, and
+ * DYNCALL_FN_REC_INT_X8 when the result is returned in memory, its
+ * address in x8); 0 (every register saved) for a variadic function, one
+ * with a static chain (r10, x18) or a count out of range. */
+static unsigned int_record_flags(tree fn)
+{
+	tree fntype = TREE_TYPE(fn);
+	int used = dyncall_int_args_used();
+	unsigned flags;
+
+	if (stdarg_p(fntype) || DECL_STATIC_CHAIN(fn) ||
+	    cfun->static_chain_decl || used < 0 || used > INT_ARG_REGS)
+		return 0;
+	flags = DYNCALL_FN_REC_INT_COUNT | (unsigned)used
+						   << DYNCALL_FN_REC_INT_SHIFT;
+	if (DYNCALL_ARCH == DYNCALL_ARCH_AARCH64 && cfun->returns_struct)
+		flags |= DYNCALL_FN_REC_INT_X8;
+	return flags;
+}
+
 /* The record's flags (abi.h enum dyncall_fn_record_flags); false: no
  * record (a convention the flags do not describe). */
 static bool vec_record_flags(tree fn, unsigned *flags)
@@ -375,11 +403,12 @@ static bool vec_record_flags(tree fn, unsigned *flags)
 	n = stdarg_p(fntype) ? VEC_ARG_REGS : (unsigned)used;
 	if (n > VEC_ARG_REGS)
 		return false;
+	*flags = int_record_flags(fn);
 	if (!n) {
-		*flags = DYNCALL_FN_REC_NO_VEC;
+		*flags |= DYNCALL_FN_REC_NO_VEC;
 		return true;
 	}
-	*flags = DYNCALL_FN_REC_VEC_COUNT | n << DYNCALL_FN_REC_VEC_SHIFT;
+	*flags |= DYNCALL_FN_REC_VEC_COUNT | n << DYNCALL_FN_REC_VEC_SHIFT;
 	if (stdarg_p(fntype))
 		*flags |= DYNCALL_FN_REC_VARIADIC;
 	/* aarch64 passes a vector wider than 16 bytes by reference */

@@ -319,9 +319,12 @@ struct dyncall_regs {
 #endif
 
 /* A handler: the hooked function, its caller's return address, the data
- * given to dyncall_fn_hook, the argument registers.  Runs before the body,
- * on the calling thread, at most once per call; a hooked function it calls
- * (directly or not) runs without handlers (a per-thread guard). */
+ * given to dyncall_fn_hook, the argument registers (those the compiler
+ * recorded the function receives, dyncall_fn_flags; the other entries of
+ * regs are not filled in and writing them has no effect).  Runs before
+ * the body, on the calling thread, at most once per call; a hooked
+ * function it calls (directly or not) runs without handlers (a per-thread
+ * guard). */
 typedef void (*dyncall_fn_handler)(void *fn, void *ret, void *data,
 				   struct dyncall_regs *regs);
 
@@ -408,7 +411,18 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  *   DYNCALL_FN_VEC_YMM, DYNCALL_FN_VEC_ZMM  the compiler recorded a
  *       vector argument wider than 16 bytes (__m256, __m512): the jump
  *       function keeps the saved registers' upper halves (where the CPU
- *       has them) while regs->vec shows their low 16 bytes.
+ *       has them) while regs->vec shows their low 16 bytes;
+ *   DYNCALL_FN_INT_ABI  the compiler recorded which integer argument
+ *       registers fn receives (abi.h DYNCALL_FN_REC_INT_COUNT; not for a
+ *       variadic function): its jump function saves the first
+ *       DYNCALL_FN_INT_NREGS(*flags) only (x86-64: not rax): regs->arg[0
+ *       .. n) hold them and writes reach the function; the other entries
+ *       of regs->arg (x86-64: and regs->rax) are not filled in and
+ *       writing them has no effect (aarch64: the first n rounded up to
+ *       a pair, x8 always);
+ *   DYNCALL_FN_INT_NREGS(*flags)  the number of integer argument registers
+ *       fn receives as far as the runtime knows (x86-64 rdi..r9: 0 to 6,
+ *       aarch64 x0-x7: 0 to 8; all of them without DYNCALL_FN_INT_ABI).
  * DYNCALL_ERR_NOFN if fn is not a registered patchable function. */
 #define DYNCALL_FN_NO_VEC_ABI 1u
 #define DYNCALL_FN_VEC_SAVED 2u
@@ -418,6 +432,10 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
 #define DYNCALL_FN_VEC_NREGS_SHIFT 8
 #define DYNCALL_FN_VEC_NREGS(flags) \
 	(((flags) >> DYNCALL_FN_VEC_NREGS_SHIFT) & 15u)
+#define DYNCALL_FN_INT_ABI 32u
+#define DYNCALL_FN_INT_NREGS_SHIFT 12
+#define DYNCALL_FN_INT_NREGS(flags) \
+	(((flags) >> DYNCALL_FN_INT_NREGS_SHIFT) & 15u)
 int dyncall_fn_flags(const void *fn, unsigned *flags);
 
 /* Redirects at the call sites (docs/prologues.md, "Redirects at the call

@@ -10,7 +10,9 @@
 // DYNCALL_FN_REC_NO_VEC (none), or DYNCALL_FN_REC_VEC_COUNT with n (xmm0..n-1;
 // an upper bound counted on the IR types clang lowered the arguments to),
 // DYNCALL_FN_REC_VARIADIC (n = 8) and DYNCALL_FN_REC_VEC_YMM/ZMM for vectors
-// wider than 16 bytes. Runs last in the optimizer pipeline, on the final
+// wider than 16 bytes, and DYNCALL_FN_REC_INT_COUNT with how many integer
+// argument registers it receives (rdi.., x0..; aarch64 DYNCALL_FN_REC_INT_X8
+// for an sret in x8; none for a variadic function or a static chain). Runs last in the optimizer pipeline, on the final
 // signatures (argument promotion and dead-argument elimination have run); the
 // record's reference to the function is a non-call use, which keeps any later
 // pass (LTO) from changing the signature it describes.  A calling convention
@@ -64,8 +66,8 @@ static_assert(VecArgRegs == DYNCALL_AARCH64_VEC_ARG_REGS,
 /// upper bound (x86-64 SysV; clang has already lowered aggregates to the
 /// IR types the backend assigns): each floating-point scalar one (x86_fp80
 /// none: it is passed in memory), each vector one per Granule bits (128,
-/// or 256 in a function with AVX: a vector wider than the registers is
-/// split; one that fits a zmm takes one, still within the bound),
+/// 256 in a function with AVX, 512 with AVX-512F: a vector wider than the
+/// registers is split),
 /// aggregates the sum of their elements.  Width: raised to 32 or 64 bytes
 /// when a vector that wide may sit in one register.  Capped at
 /// VecArgRegs + 1.
@@ -97,6 +99,96 @@ static unsigned vecRegs(Type *T, unsigned Granule, unsigned &Width) {
   return 0; // integers, pointers (byval, sret, ...: memory, not xmm)
 }
 
+/// Integer argument registers a value of type T takes when passed
+/// directly (x86-64 SysV rdi.., AAPCS64 x0..; clang has already lowered
+/// aggregates to the IR types the backend assigns), an upper bound, or
+/// -1 when this does not know the type.  N is the count so far: AAPCS64
+/// gives a 16-byte integer (__int128, a 16-byte-aligned composite) an
+/// even register pair, the odd one skipped is counted.  Floating-point
+/// scalars and vectors wider than 8 bytes travel in vector registers or
+/// memory; a vector of integers of at most 8 bytes counts one (an upper bound
+/// wherever the backend puts it).
+static int intRegs(Type *T, bool AArch64, unsigned N, int Depth = 0) {
+  if (Depth > 16)
+    return -1;
+  if (auto *I = dyn_cast<IntegerType>(T)) {
+    unsigned Bits = I->getBitWidth();
+    if (Bits > 128)
+      return -1;
+    if (Bits > 64)
+      return AArch64 ? (int)(N & 1) + 2 : 2;
+    return 1;
+  }
+  if (T->isPointerTy())
+    return 1;
+  if (T->isFloatingPointTy())
+    return 0;
+  if (auto *V = dyn_cast<FixedVectorType>(T)) {
+    if (V->getElementType()->isIntegerTy(1))
+      return -1; // masks: not a C type
+    return !V->getElementType()->isFloatingPointTy() &&
+                   V->getPrimitiveSizeInBits().getFixedValue() <= 64
+               ? 1
+               : 0;
+  }
+  if (auto *S = dyn_cast<StructType>(T)) {
+    unsigned Sum = 0;
+    for (Type *E : S->elements()) {
+      int R = intRegs(E, AArch64, N + Sum, Depth + 1);
+      if (R < 0)
+        return -1;
+      Sum = std::min(Sum + (unsigned)R, 64u);
+    }
+    return (int)Sum;
+  }
+  if (auto *A = dyn_cast<ArrayType>(T)) {
+    unsigned Sum = 0;
+    for (uint64_t I = 0; I < A->getNumElements() && Sum < 64; I++) {
+      int R = intRegs(A->getElementType(), AArch64, N + Sum, Depth + 1);
+      if (R < 0)
+        return -1;
+      Sum += (unsigned)R;
+    }
+    return (int)std::min(Sum, 64u);
+  }
+  return -1; // scalable vectors, target types, x86_amx, ...
+}
+
+/// F's integer argument registers (FnVecUse::IntRegs, X8): -1 when the
+/// record must not say (variadic; a static chain or another register
+/// an attribute assigns; an argument type intRegs does not know).
+static void fnIntUse(const Function &F, bool AArch64, FnVecUse &U) {
+  unsigned Max =
+      AArch64 ? DYNCALL_AARCH64_INT_ARG_REGS : DYNCALL_X86_64_INT_ARG_REGS;
+  unsigned N = 0;
+  U.IntRegs = -1;
+  U.X8 = false;
+  if (F.isVarArg())
+    return;
+  for (const Argument &A : F.args()) {
+    if (A.hasAttribute(Attribute::Nest) ||
+        A.hasAttribute(Attribute::SwiftSelf) ||
+        A.hasAttribute(Attribute::SwiftError) ||
+        A.hasAttribute(Attribute::SwiftAsync) ||
+        A.hasAttribute(Attribute::InAlloca) ||
+        A.hasAttribute(Attribute::Preallocated))
+      return;
+    if (A.hasByValAttr())
+      continue; // a copy in memory
+    if (A.hasStructRetAttr() && AArch64) {
+      if (A.hasInRegAttr())
+        return; // not AAPCS64's x8 (Windows' x0)
+      U.X8 = true;
+      continue;
+    }
+    int R = intRegs(A.getType(), AArch64, N);
+    if (R < 0)
+      return;
+    N = std::min(N + (unsigned)R, Max);
+  }
+  U.IntRegs = (int)N;
+}
+
 /// What F's prototype passes in vector registers (x86-64 SysV): false
 /// for a calling convention this does not know (no record: the runtime's
 /// safe default).
@@ -117,26 +209,37 @@ bool fnVecUse(const Function &F, FnVecUse &U) {
     U.VarArg = true;
     U.Regs = VecArgRegs;
   }
-  // 256-bit vectors take one ymm with AVX (the function's own features:
-  // clang decides by the translation unit's, the backend by these)
+  // 256-bit vectors take one ymm with AVX, 512-bit ones one zmm with
+  // AVX-512F (and 512-bit EVEX: "-evex512", AVX10/256, splits them in two
+  // ymm); the function's own features: clang decides by the translation
+  // unit's, the backend by these
   unsigned Granule = 128;
   SmallVector<StringRef, 16> Features;
   F.getFnAttribute("target-features").getValueAsString().split(Features, ',');
   if (llvm::is_contained(Features, "+avx"))
     Granule = 256;
+  if (llvm::is_contained(Features, "+avx512f") &&
+      !llvm::is_contained(Features, "-evex512"))
+    Granule = 512;
   for (const Argument &A : F.args())
     U.Regs =
         std::min(U.Regs + vecRegs(A.getType(), Granule, U.Width), VecArgRegs);
   if (AArch64) // a vector wider than 16 bytes goes by reference there
     U.Width = 16;
+  fnIntUse(F, AArch64, U);
   return true;
 }
 
 /// Its record's flags (abi.h enum dyncall_fn_record_flags).
 static uint32_t recordFlags(const FnVecUse &U) {
+  uint32_t Fl = 0;
+  if (U.IntRegs >= 0)
+    Fl = DYNCALL_FN_REC_INT_COUNT |
+         (uint32_t)U.IntRegs << DYNCALL_FN_REC_INT_SHIFT |
+         (U.X8 ? DYNCALL_FN_REC_INT_X8 : 0);
   if (!U.Regs && !U.VarArg)
-    return DYNCALL_FN_REC_NO_VEC;
-  uint32_t Fl = DYNCALL_FN_REC_VEC_COUNT | U.Regs << DYNCALL_FN_REC_VEC_SHIFT;
+    return Fl | DYNCALL_FN_REC_NO_VEC;
+  Fl |= DYNCALL_FN_REC_VEC_COUNT | U.Regs << DYNCALL_FN_REC_VEC_SHIFT;
   if (U.VarArg)
     Fl |= DYNCALL_FN_REC_VARIADIC;
   if (U.Width == 32)

@@ -17,6 +17,11 @@ struct FnVecUse {
   unsigned Regs = 0;   ///< xmm0..Regs-1 (an upper bound, at most 8)
   unsigned Width = 16; ///< bytes of the widest vector one may hold
   bool VarArg = false; ///< variadic: Regs is 8
+  /// Integer argument registers (x86-64 rdi.., aarch64 x0..; an upper
+  /// bound), -1: not known, every one (variadic, a static chain, an
+  /// argument this does not count).
+  int IntRegs = -1;
+  bool X8 = false; ///< aarch64: an indirect result in x8
 };
 bool fnVecUse(const llvm::Function &F, FnVecUse &U);
 bool emitFnRecords(llvm::Module &M);

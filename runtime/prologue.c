@@ -295,7 +295,8 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
  * width carries an argument. */
 static struct arch_fentry_vec rec_vec(unsigned rec)
 {
-	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16, false };
+	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16, false, false,
+				     ARCH_FENTRY_INT_REGS };
 	unsigned n = DYNCALL_FN_REC_VEC_NREGS(rec);
 
 	if (rec & DYNCALL_FN_REC_NO_VEC) {
@@ -312,6 +313,15 @@ static struct arch_fentry_vec rec_vec(unsigned rec)
 		v.width = 64;
 	else if (rec & DYNCALL_FN_REC_VEC_YMM)
 		v.width = 32;
+	/* the integer argument registers: the first DYNCALL_FN_REC_INT_NREGS
+	 * with DYNCALL_FN_REC_INT_COUNT, every one without it, on a variadic
+	 * record or with a count beyond the arch's (malformed) */
+	if ((rec & DYNCALL_FN_REC_INT_COUNT) &&
+	    !(rec & DYNCALL_FN_REC_VARIADIC) &&
+	    DYNCALL_FN_REC_INT_NREGS(rec) <= ARCH_FENTRY_INT_REGS) {
+		v.int_known = true;
+		v.ints = DYNCALL_FN_REC_INT_NREGS(rec);
+	}
 	return v;
 }
 
@@ -347,6 +357,8 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 		if (j->resume == resume && j->n == n && j->vec.n == vec.n &&
 		    (!vec.n || j->vec.width == vec.width) &&
 		    j->vec.upper_dead == vec.upper_dead &&
+		    j->vec.int_known == vec.int_known &&
+		    j->vec.ints == vec.ints &&
 		    !memcmp(j->hd, f->w.hd, n * sizeof(f->w.hd[0])))
 			return j->code;
 	if (arch_fentry_jf_size(n) > sizeof(buf))
@@ -1917,6 +1929,9 @@ DC_EXPORT int dyncall_fn_flags(const void *fn, unsigned *flags)
 			*flags |= DYNCALL_FN_VEC_ZMM;
 		if (f->w.nh && v.n)
 			*flags |= DYNCALL_FN_VEC_SAVED;
+		if (abi.int_known)
+			*flags |= DYNCALL_FN_INT_ABI;
+		*flags |= abi.ints << DYNCALL_FN_INT_NREGS_SHIFT;
 	} else {
 		s = DYNCALL_ERR_NOFN;
 	}

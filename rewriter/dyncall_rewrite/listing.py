@@ -276,6 +276,8 @@ def prologue_record(an: Analysis, p: PrologueInfo, callers: dict[int, int] | Non
         "vec_regs": p.vec_regs,
         "vec_width": p.vec_width,
         "variadic": p.variadic,
+        "int_regs": p.int_regs,
+        "int_x8": p.int_x8,
         "entry_nops": list(p.entry_insns),
         "direct_entry": p.direct,
         "call_sites": None if callers is None or p.function is None else callers.get(p.function),
@@ -313,4 +315,5 @@ def format_prologue(r: dict[str, Any]) -> str:
         f" vecregs={'-' if r['vec_regs'] is None else r['vec_regs']}"
         + (f" vecwidth={r['vec_width']}" if r["vec_width"] != 16 else "")
         + (" variadic" if r["variadic"] else "")
+        + ("" if r["int_regs"] is None else f" intregs={r['int_regs']}" + ("+x8" if r["int_x8"] else ""))
     )

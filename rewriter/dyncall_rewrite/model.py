@@ -76,6 +76,8 @@ class PrologueInfo:
     vec_regs: int | None = None  # vector argument registers its record says it uses (None: no record)
     vec_width: int = 16  # bytes of them to keep (32: ymm, 64: zmm)
     variadic: bool = False  # its record flags it DYNCALL_FN_REC_VARIADIC
+    int_regs: int | None = None  # integer argument registers its record says it receives (None: no record)
+    int_x8: bool = False  # aarch64: its record flags DYNCALL_FN_REC_INT_X8 (an indirect result in x8)
     entry_insns: tuple[int, ...] = ()  # the sizes of the NOP instructions at the entry
     direct: bool = False  # x86-64: the runtime may make the entry itself `jmp value`
 

@@ -383,6 +383,7 @@ class FnRecordContext:
     image: Image
     diagnostics: list[Diagnostic]
     entries: dict[int, PrologueInfo]  # function entry -> its valid record
+    int_arg_regs: int = abi.DYNCALL_X86_64_INT_ARG_REGS  # the arch's integer argument registers
 
     def report(self, addr: int | None, msg: str, index: int | None = None) -> None:
         self.diagnostics.append(Diagnostic("DC066", addr, msg, index, abi.DYNCALL_FN_RECORDS_SECTION))
@@ -425,9 +426,21 @@ def fn_record_names_an_entry(ctx: FnRecordContext, rec: tuple[int, int]) -> bool
         what = f"function record #{i} has flags 0x{flags:x}"
         ctx.report(addr, f"{what}: a vector register count not in 1..8", i)
         return False
+    ints = fn_record_int_regs(flags, ctx.int_arg_regs)
+    if ints is None:
+        what = f"function record #{i} has flags 0x{flags:x}"
+        n_int = flags >> abi.DYNCALL_FN_REC_INT_SHIFT & abi.DYNCALL_FN_REC_INT_MASK
+        if n_int > ctx.int_arg_regs:
+            why = f"an integer register count {n_int} not in 0..{ctx.int_arg_regs}"
+        else:
+            why = "an integer register count on a variadic function"
+        ctx.report(addr, f"{what}: {why}", i)
+        return False
     if flags & abi.DYNCALL_FN_REC_NO_VEC:
         p.no_vec = True
     p.vec_regs = n
+    p.int_regs = ints
+    p.int_x8 = ints is not None and bool(flags & abi.DYNCALL_FN_REC_INT_X8)
     p.vec_width = 16
     if flags & abi.DYNCALL_FN_REC_VEC_ZMM:
         p.vec_width = 64
@@ -450,6 +463,20 @@ def fn_record_vec_regs(flags: int) -> int | None:
     return 0 if flags & abi.DYNCALL_FN_REC_NO_VEC else abi.DYNCALL_X86_64_VEC_ARG_REGS
 
 
+def fn_record_int_regs(flags: int, limit: int) -> int | None:
+    """The integer argument registers a record's flags say the function
+    receives (abi.h DYNCALL_FN_REC_INT_COUNT): n, or ``limit`` (every
+    one, the runtime's default) without the flag; None when the record is
+    malformed (n above ``limit``, the arch's count; the flag on a variadic
+    function: the runtime then saves every register)."""
+    if not flags & abi.DYNCALL_FN_REC_INT_COUNT:
+        return limit
+    n = flags >> abi.DYNCALL_FN_REC_INT_SHIFT & abi.DYNCALL_FN_REC_INT_MASK
+    if n > limit or flags & abi.DYNCALL_FN_REC_VARIADIC:
+        return None
+    return n
+
+
 def check_fn_records(an: Analysis) -> None:
     """Run the DC066 rules on __dyncall_fn_records (abi.h struct
     dyncall_fn_record, 16 bytes), if the image has it, after the
@@ -460,7 +487,9 @@ def check_fn_records(an: Analysis) -> None:
     if sec is None:
         return
     entries = {p.function: p for p in an.prologues if p.function is not None and p.state == "ok"}
-    ctx = FnRecordContext(img, an.diagnostics, entries)
+    aarch64 = an.backend.name == "aarch64"
+    limit = abi.DYNCALL_AARCH64_INT_ARG_REGS if aarch64 else abi.DYNCALL_X86_64_INT_ARG_REGS
+    ctx = FnRecordContext(img, an.diagnostics, entries, limit)
     if not RULES.diagnose("fn-record-table", ctx, sec):
         return
     for i in range(sec.size // abi.FN_RECORD_SIZE):

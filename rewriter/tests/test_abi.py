@@ -40,7 +40,7 @@ def test_asm_names_match() -> None:
 
 
 def test_enums_match() -> None:
-    for enum in ("dyncall_entry_kind", "dyncall_site_flags", "dyncall_key_flags"):
+    for enum in ("dyncall_entry_kind", "dyncall_site_flags", "dyncall_key_flags", "dyncall_fn_record_flags"):
         values = abi_header.enum(enum)
         assert values, enum
         for name, v in values.items():
@@ -51,6 +51,9 @@ def test_enums_match() -> None:
     py_flags -= {"DYNCALL_SITES_SECTION", "DYNCALL_KEYS_SECTION", "DYNCALL_KEYCELL_PREFIX"}
     py_flags -= {"DYNCALL_SITES_START", "DYNCALL_SITES_STOP", "DYNCALL_KEYS_START", "DYNCALL_KEYS_STOP"}
     assert py_flags == header_flags
+    rec_flags = {n for n in dir(abi) if n.startswith("DYNCALL_FN_REC_")}
+    rec_flags -= {n for n in rec_flags if n.endswith(("_SHIFT", "_MASK"))}
+    assert rec_flags == set(abi_header.enum("dyncall_fn_record_flags"))
 
 
 def test_struct_layouts_match() -> None:

@@ -117,6 +117,19 @@ DEFECTS = {
         "\t.quad f\n\t.long 0x002, 0\n\t.quad g\n\t.long 0x902, 0\n\t.quad h\n\t.long 0x103, 0\n",
         [("DC066", 0), ("DC066", 1), ("DC066", 2)],
     ),
+    # DYNCALL_FN_REC_INT_COUNT (0x20): 7 integer registers (x86-64 has 6),
+    # the flag on a variadic record; 6 and 0 are valid
+    "fn-record-int-count": (
+        fn("f")
+        + fn("g")
+        + fn("h")
+        + fn("k")
+        + records(".Lrec_f", ".Lrec_g", ".Lrec_h", ".Lrec_k")
+        + '\t.section __dyncall_fn_records,"aw",@progbits\n\t.p2align 3\n'
+        "\t.quad f\n\t.long 0x7021, 0\n\t.quad g\n\t.long 0x1826, 0\n"
+        "\t.quad h\n\t.long 0x6021, 0\n\t.quad k\n\t.long 0x0122, 0\n",
+        [("DC066", 0), ("DC066", 1)],
+    ),
     "short-section": (
         '\t.section __patchable_function_entries,"aw",@progbits\n\t.p2align 3\n\t.long 0\n',
         [("DC060", None)],
@@ -154,6 +167,31 @@ def test_clean_shapes(tmp_path: object) -> None:
 def test_defect(tmp_path: object, name: str) -> None:
     asm, want = DEFECTS[name]
     assert codes(build(str(tmp_path), name, asm)) == want
+
+
+@needs_clang
+def test_int_count_listed(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    """DYNCALL_FN_REC_INT_COUNT: the count on each prologue, ``intregs=`` in
+    ``list --prologues`` (6, all, for a record without it)."""
+    asm = (
+        fn("f")
+        + fn("g")
+        + fn("h")
+        + records(".Lrec_f", ".Lrec_g", ".Lrec_h")
+        + '\t.section __dyncall_fn_records,"aw",@progbits\n\t.p2align 3\n'
+        "\t.quad f\n\t.long 0x2021, 0\n\t.quad g\n\t.long 0x0122, 0\n\t.quad h\n\t.long 0x0806, 0\n"
+    )
+    path = build(str(tmp_path), "ints", asm)
+    an = check(Image.load(path))
+    assert an.diagnostics == []
+    got = {an.image.symbolize(p.function or 0): (p.int_regs, p.int_x8) for p in an.prologues}
+    assert got == {"f": (2, False), "g": (0, False), "h": (6, False)}
+    assert main(["list", "--prologues", path]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].endswith(" vecregs=0 intregs=2") and text[2].endswith(" vecregs=8 variadic intregs=6")
+    assert main(["list", "--prologues", "--json", path]) == 0
+    js = json.loads(capsys.readouterr().out)
+    assert [(r["int_regs"], r["int_x8"]) for r in js["prologues"]] == [(2, False), (0, False), (6, False)]
 
 
 @needs_clang

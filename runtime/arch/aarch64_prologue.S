@@ -20,7 +20,10 @@
  * whose function's record says it takes no argument in v0-v7;
  * dc_fentry_tramp_v2, _v4 and _v6 save q0-q1, q0-q3 and q0-q5 only
  * (a record's count of vector argument registers, rounded up to a pair:
- * one stp/ldp each).
+ * one stp/ldp each).  dc_fentry_tramp_q<v>_x<x> save v pairs of q0-q7
+ * and x pairs of x0-x7 (0 to 3; the forms above save all four): a
+ * record's count of integer argument registers (DYNCALL_FN_REC_INT_COUNT)
+ * rounded up to a pair; x8 is saved always (it shares its stp with x30).
  */
 #define REGS 16         /* struct dyncall_regs, above the frame record */
 #define R_X8 64         /*   x8, then ret                              */
@@ -30,8 +33,9 @@
 #define D_CALLS 0
 #define D_RESUME 8
 
-/* The trampoline; vec: the pairs of q0-q7 saved (0: none, 4: all). */
-	.macro	FENTRY_TRAMP name, vec
+/* The trampoline; vec: the pairs of q0-q7 saved (0: none, 4: all); ints:
+ * the pairs of x0-x7 saved (4: all; x8 always, beside x30). */
+	.macro	FENTRY_TRAMP name, vec, ints=4
 	.globl	\name
 	.hidden	\name
 	.type	\name, %function
@@ -44,10 +48,18 @@
 	.cfi_offset x29, -FRAME
 	.cfi_offset x30, -FRAME+8
 	mov	x29, sp
+	.if \ints >= 1
 	stp	x0, x1, [sp, #REGS+0]
+	.endif
+	.if \ints >= 2
 	stp	x2, x3, [sp, #REGS+16]
+	.endif
+	.if \ints >= 3
 	stp	x4, x5, [sp, #REGS+32]
+	.endif
+	.if \ints >= 4
 	stp	x6, x7, [sp, #REGS+48]
+	.endif
 	stp	x8, x30, [sp, #REGS+R_X8]
 	.if \vec >= 1
 	stp	q0, q1, [sp, #REGS+R_VEC]
@@ -78,10 +90,19 @@
 	adrp	x10, :gottprel:dc_fentry_busy
 	ldr	x10, [x10, #:gottprel_lo12:dc_fentry_busy]
 	str	wzr, [x9, x10]
-\@:	ldp	x0, x1, [sp, #REGS+0]
+\@:
+	.if \ints >= 1
+	ldp	x0, x1, [sp, #REGS+0]
+	.endif
+	.if \ints >= 2
 	ldp	x2, x3, [sp, #REGS+16]
+	.endif
+	.if \ints >= 3
 	ldp	x4, x5, [sp, #REGS+32]
+	.endif
+	.if \ints >= 4
 	ldp	x6, x7, [sp, #REGS+48]
+	.endif
 	ldr	x8, [sp, #REGS+R_X8]
 	.if \vec >= 1
 	ldp	q0, q1, [sp, #REGS+R_VEC]
@@ -112,6 +133,14 @@
 	FENTRY_TRAMP dc_fentry_tramp_v2, 1
 	FENTRY_TRAMP dc_fentry_tramp_v4, 2
 	FENTRY_TRAMP dc_fentry_tramp_v6, 3
+	/* with the first 0, 2, 4 or 6 of x0-x7 only (a record's integer
+	 * count, DYNCALL_FN_REC_INT_COUNT, rounded up to a pair):
+	 * dc_fentry_tramp_q<vec pairs>_x<int pairs> */
+	.irp	v, 0, 1, 2, 3, 4
+	.irp	x, 0, 1, 2, 3
+	FENTRY_TRAMP dc_fentry_tramp_q\v\()_x\x, \v, \x
+	.endr
+	.endr
 
 	.section .note.GNU-stack,"",%progbits
 

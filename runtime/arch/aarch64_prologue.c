@@ -102,16 +102,40 @@ extern const char dc_fentry_tramp_v2[] DC_HIDDEN; /* q0-q1 only */
 extern const char dc_fentry_tramp_v4[] DC_HIDDEN; /* q0-q3 only */
 extern const char dc_fentry_tramp_v6[] DC_HIDDEN; /* q0-q5 only */
 
-/* The trampoline that saves the first n of q0-q7 (n rounded up to a pair:
- * one stp and one ldp each). */
-static const char *tramp_for(unsigned n)
+/* the same with 0, 1, 2 or 3 pairs of x0-x7 (aarch64_prologue.S) */
+#define TRAMP_X(v)                                               \
+	extern const char dc_fentry_tramp_q##v##_x0[] DC_HIDDEN; \
+	extern const char dc_fentry_tramp_q##v##_x1[] DC_HIDDEN; \
+	extern const char dc_fentry_tramp_q##v##_x2[] DC_HIDDEN; \
+	extern const char dc_fentry_tramp_q##v##_x3[] DC_HIDDEN;
+TRAMP_X(0)
+TRAMP_X(1)
+TRAMP_X(2)
+TRAMP_X(3)
+TRAMP_X(4)
+#define TRAMP_ROW(v)                                            \
+	{ dc_fentry_tramp_q##v##_x0, dc_fentry_tramp_q##v##_x1, \
+	  dc_fentry_tramp_q##v##_x2, dc_fentry_tramp_q##v##_x3 }
+
+/* The trampoline that saves the first vec.n of q0-q7 and the first
+ * vec.ints of x0-x7 (all without vec.int_known), each rounded up to a
+ * pair: one stp and one ldp each. */
+static const char *tramp_for(struct arch_fentry_vec vec)
 {
 	static const char *const by_pairs[5] = {
 		dc_fentry_tramp_novec, dc_fentry_tramp_v2, dc_fentry_tramp_v4,
 		dc_fentry_tramp_v6,    dc_fentry_tramp,
 	};
+	static const char *const by_x_pairs[5][4] = {
+		TRAMP_ROW(0), TRAMP_ROW(1), TRAMP_ROW(2),
+		TRAMP_ROW(3), TRAMP_ROW(4),
+	};
+	unsigned v = vec.n >= 8 ? 4 : (vec.n + 1) / 2;
+	unsigned x = vec.int_known && vec.ints < DYNCALL_AARCH64_INT_ARG_REGS ?
+			     (vec.ints + 1) / 2 :
+			     4;
 
-	return by_pairs[n >= 8 ? 4 : (n + 1) / 2];
+	return x < 4 ? by_x_pairs[v][x] : by_pairs[v];
 }
 
 static uint32_t word(uintptr_t a)
@@ -268,7 +292,9 @@ static void put64_at(struct emit *e, size_t off, uint64_t v)
  *   jf:     bti c
  *           ldr x16, lit                  dc_fentry_tramp (_novec: no
  *                                         q0-q7 saves, DYNCALL_FN_NO_VEC;
- *                                         _v2/_v4/_v6: the first vec.n)
+ *                                         _v2/_v4/_v6: the first vec.n;
+ *                                         _q<v>_x<x>: and the first
+ *                                         vec.ints of x0-x7)
  *           adr x17, desc
  *           br x16
  *   lit:    .quad dc_fentry_tramp
@@ -324,7 +350,7 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	put32(&e, enc_ldr_lit(REG_X16, pc(&e), at + JF_LIT));
 	put32(&e, enc_adr(REG_X17, pc(&e), at + JF_DESC));
 	put32(&e, INSN_BR_X16);
-	put64_at(&e, JF_LIT, (uint64_t)(uintptr_t)tramp_for(vec.n));
+	put64_at(&e, JF_LIT, (uint64_t)(uintptr_t)tramp_for(vec));
 	put64_at(&e, JF_DESC, at + JF_CALLS);
 	put64_at(&e, JF_DESC + 8, resume);
 	put64_at(&e, JF_DESC + D_FN, fn);

@@ -72,6 +72,11 @@
  * a function without a record: struct arch_fentry_vec.n) */
 #define ARCH_FENTRY_VEC_REGS 8
 #endif
+#ifndef ARCH_FENTRY_INT_REGS
+/* integer argument registers (aarch64 x0-x7, ppc64le r3-r10): the most a
+ * record's DYNCALL_FN_REC_INT_COUNT may say (struct arch_fentry_vec.ints) */
+#define ARCH_FENTRY_INT_REGS 8
+#endif
 #ifndef ARCH_FENTRY_NEAR_SIZE
 #define ARCH_FENTRY_NEAR_SIZE 0 /* no code near the entry needed */
 #define ARCH_FENTRY_NEAR_SHARED 0
@@ -307,7 +312,8 @@ bool arch_caller_reloc(uint32_t type, uintptr_t field, uintptr_t *site,
  * handler needs them: DYNCALL_FN_NO_VEC on each, or the function takes
  * none), vec.width bytes of each (16; 32 or 64 when a wider vector
  * argument may be in them).  An arch may save more (aarch64 and ppc64le:
- * all of them when vec.n is not 0).  An "original" thunk: a callable
+ * all of them when vec.n is not 0); vec.int_known, vec.ints: which integer
+ * argument registers (the same, from the record's integer count).  An "original" thunk: a callable
  * entry to f's body past its patchable entry. */
 struct arch_fentry_vec {
 	unsigned n;     /* 0 .. ARCH_FENTRY_VEC_REGS */
@@ -318,6 +324,14 @@ struct arch_fentry_vec {
 	 * vzeroupper, so that its SSE code and the handlers run without
 	 * dirty upper state). */
 	bool upper_dead;
+	/* The compiler's record (DYNCALL_FN_REC_INT_COUNT) says the function
+	 * receives arguments in the first `ints` integer argument registers
+	 * and in no other integer register (not variadic, no static chain):
+	 * the jump function may save and restore those only (x86-64: and not
+	 * rax, r10).  false (what a zeroed struct says): every one, as
+	 * without a record.  An arch may save more. */
+	bool int_known;
+	unsigned ints; /* 0 .. ARCH_FENTRY_INT_REGS, with int_known */
 };
 size_t arch_fentry_jf_size(unsigned n);
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,

@@ -19,6 +19,7 @@
 #define ARCH_CALLER_BEFORE 1   /* the e8/e9 before a rel32 field          */
 #define ARCH_CALLER_AFTER 4    /* the rel32 field                         */
 #define ARCH_FENTRY_VEC_REGS DYNCALL_X86_64_VEC_ARG_REGS /* xmm0-7     */
+#define ARCH_FENTRY_INT_REGS DYNCALL_X86_64_INT_ARG_REGS /* rdi..r9 */
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_HAS_COND 1        /* COND sites: e8 <rel32> <-> 5-byte NOP  */
 #define ARCH_HAS_INLINE 1      /* inline guards (DYNCALL_KIND_INLINE)     */

@@ -283,7 +283,11 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *        48 83 e4 c0 / 48 81 ec 10 01 00 00
  *                                     and $-64, %rsp; sub $272, %rsp
  *        rdi rsi rdx rcx r8 r9 rax -> regs->arg[0..5], regs->rax
- *                                     (regs = 16(%rsp), 64-byte aligned)
+ *                                     (regs = 16(%rsp), 64-byte aligned):
+ *                                     the first vec.ints of them when the
+ *                                     record counted them (vec.int_known:
+ *                                     not variadic, no static chain, so
+ *                                     not rax, nor r10 below), else all
  *        48 8b 75 08 / ...            regs->ret = the caller's return
  *        [c5 fe 7f 84 24 <disp32>     vmovdqu %ymmI, 272+32*I(%rsp)
  *        | 62 f1 fe 48 7f 84 24 <disp32>  vmovdqu64 %zmmI, 272+64*I(%rsp)]
@@ -305,7 +309,7 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *                                     handler was hooked with
  *                                     DYNCALL_FN_NO_VEC)
  *        4c 89 54 24 08               mov %r10, 8(%rsp) (static chain,
- *                                     not exposed)
+ *                                     not exposed; not with vec.int_known)
  *        per handler, in order:
  *        48 bf <fn>                   movabs $fn, %rdi
  *        48 8b 74 24 48               mov regs->ret, %rsi (not for the
@@ -315,7 +319,8 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *        e8 <rel32 handler>           call handler (| 48 b8 <h> ff d0,
  *                                     movabs $h, %rax; call *%rax: far)
  *        64 c7 04 25 <tp> 0 0 0 0     movl $0, %fs:tp
- *        the registers back, as the handlers left them (wide: the
+ *        the registers back (those saved), as the handlers left them
+ *        (wide: the
  *        whole register first, then its low 16 bytes from regs->vec by
  *        vinsertf128/vinsertf32x4 $0: no legacy-SSE write after the
  *        wide loads dirtied the upper state)
@@ -341,19 +346,26 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  * The frame holds all of struct dyncall_regs with or without the vector
  * saves, so a handler that writes regs->vec never writes past it.  Only
  * the first vec.n vector registers are saved: a register the function's
- * prototype takes nothing in is dead at its entry (caller-saved).
+ * prototype takes nothing in is dead at its entry (caller-saved); the
+ * same for the integer registers beyond vec.ints (regs->arg[vec.ints..5]
+ * and regs->rax are then not filled in, and writing them has no effect).
+ * Saving only the integer registers the prototype uses: measured in
+ * docs/prologues.md "Integer registers".
  */
 #define JF_FRAME 272 /* r10, struct dyncall_regs, the 64-byte alignment */
 #define JF_WIDE_AREA 272 /* whole ymm/zmm registers, 64-byte aligned */
 #define JF_FRAME_WIDE (JF_WIDE_AREA + 8 * 64)
-#define JF_SAVE_SIZE 0x5a /* endbr64 ... regs->ret */
+#define JF_SAVE_SIZE 46 /* endbr64 ... sub $272, %rsp */
+#define JF_INT_SIZE 35 /* 7 stores or loads: rdi rsi rdx rcx r8 r9 rax */
+#define JF_RET_SIZE 9 /* regs->ret */
 #define JF_VEC_SIZE 55 /* 8 movaps, stores or loads */
 #define JF_WIDE_SIZE (8 * 11) /* 8 vmovdqu64, stores or loads */
 #define JF_VZU_SIZE 3 /* vzeroupper */
 #define JF_INSERT_SIZE (8 * 11) /* 8 vinsertf32x4 */
 #define JF_R10_SIZE 5
 #define JF_CALL 42 /* worst case of one handler's call */
-#define JF_REST_SIZE 52 /* movl $0 ... mov 8(%rsp), %r10 */
+#define JF_CLEAR_SIZE 12 /* movl $0, %fs:tp */
+#define JF_REST_SIZE 40 /* the loads of rdi ... rax, r10 */
 #define JF_LEAVE_SIZE 4 /* mov %rbp, %rsp; pop %rbp */
 #define JF_TAIL 14 /* jmp rel32 | jmp *lit + lit */
 
@@ -373,9 +385,10 @@ static int32_t busy_tpoff(void)
 
 size_t arch_fentry_jf_size(unsigned n)
 {
-	return JF_SAVE_SIZE + JF_WIDE_SIZE + JF_VZU_SIZE + JF_VEC_SIZE +
-	       JF_R10_SIZE + n * JF_CALL + JF_REST_SIZE + JF_WIDE_SIZE +
-	       JF_INSERT_SIZE + JF_LEAVE_SIZE + JF_TAIL; /* >= JF_VEC_SIZE */
+	return JF_SAVE_SIZE + JF_INT_SIZE + JF_RET_SIZE + JF_WIDE_SIZE +
+	       JF_VZU_SIZE + JF_VEC_SIZE + JF_R10_SIZE + n * JF_CALL +
+	       JF_CLEAR_SIZE + JF_REST_SIZE + JF_WIDE_SIZE + JF_INSERT_SIZE +
+	       JF_LEAVE_SIZE + JF_TAIL; /* >= JF_VEC_SIZE */
 }
 
 /* One instruction per line. */
@@ -390,6 +403,15 @@ static const uint8_t jf_save[JF_SAVE_SIZE] = {
 	0x48, 0x83, 0xe4, 0xc0,				/* and $-64, %rsp */
 	0x48, 0x81, 0xec, JF_FRAME & 0xff, JF_FRAME >> 8, 0, 0,
 							/* sub $272, %rsp */
+};
+#define JF_CMP_TP 8 /* jf_save offsets of the fields */
+#define JF_JNE 13
+#define JF_SET_TP 27
+#define JF_SUB_IMM 42 /* the frame size of sub $272, %rsp */
+
+/* rdi rsi rdx rcx r8 r9 rax -> regs->arg[0..5], regs->rax: the first n
+ * (the record's integer count; 7, rax too, without one), 5 bytes each */
+static const uint8_t jf_int_save[JF_INT_SIZE] = {
 	0x48, 0x89, 0x7c, 0x24, 0x10,			/* mov %rdi, 16(%rsp) */
 	0x48, 0x89, 0x74, 0x24, 0x18,			/* mov %rsi, 24(%rsp) */
 	0x48, 0x89, 0x54, 0x24, 0x20,			/* mov %rdx, 32(%rsp) */
@@ -397,13 +419,12 @@ static const uint8_t jf_save[JF_SAVE_SIZE] = {
 	0x4c, 0x89, 0x44, 0x24, 0x30,			/* mov %r8, 48(%rsp) */
 	0x4c, 0x89, 0x4c, 0x24, 0x38,			/* mov %r9, 56(%rsp) */
 	0x48, 0x89, 0x44, 0x24, 0x40,			/* mov %rax, 64(%rsp) */
+};
+
+static const uint8_t jf_ret[JF_RET_SIZE] = {
 	0x48, 0x8b, 0x75, 0x08,				/* mov 8(%rbp), %rsi */
 	0x48, 0x89, 0x74, 0x24, 0x48,			/* mov %rsi, 72(%rsp) */
 };
-#define JF_CMP_TP 8 /* jf_save offsets of the fields */
-#define JF_JNE 13
-#define JF_SET_TP 27
-#define JF_SUB_IMM 42 /* the frame size of sub $272, %rsp */
 
 static const uint8_t jf_vec_save[JF_VEC_SIZE] = {
 	0x0f, 0x29, 0x44, 0x24, 0x50,			/* movaps %xmm0, 80(%rsp) */
@@ -424,8 +445,12 @@ static const uint8_t jf_r10[JF_R10_SIZE] = {
 	0x4c, 0x89, 0x54, 0x24, 0x08,			/* mov %r10, 8(%rsp) */
 };
 
-static const uint8_t jf_rest[JF_REST_SIZE] = {
+static const uint8_t jf_clear[JF_CLEAR_SIZE] = {
 	0x64, 0xc7, 0x04, 0x25, 0, 0, 0, 0, 0, 0, 0, 0, /* movl $0, %fs:tp */
+};
+
+/* the loads of jf_int_save's registers, in its order, then r10 */
+static const uint8_t jf_rest[JF_REST_SIZE] = {
 	0x48, 0x8b, 0x7c, 0x24, 0x10,			/* mov 16(%rsp), %rdi */
 	0x48, 0x8b, 0x74, 0x24, 0x18,			/* mov 24(%rsp), %rsi */
 	0x48, 0x8b, 0x54, 0x24, 0x20,			/* mov 32(%rsp), %rdx */
@@ -435,7 +460,7 @@ static const uint8_t jf_rest[JF_REST_SIZE] = {
 	0x48, 0x8b, 0x44, 0x24, 0x40,			/* mov 64(%rsp), %rax */
 	0x4c, 0x8b, 0x54, 0x24, 0x08,			/* mov 8(%rsp), %r10 */
 };
-#define JF_CLR_TP 4 /* jf_rest offset of the field */
+#define JF_CLR_TP 4 /* jf_clear offset of the field */
 
 static const uint8_t jf_vec_rest[JF_VEC_SIZE] = {
 	0x0f, 0x28, 0x44, 0x24, 0x50,			/* movaps 80(%rsp), %xmm0 */
@@ -560,12 +585,21 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	int32_t tp = busy_tpoff();
 	uint8_t *p = buf, *jne, *clr;
 	bool far, wide;
+	/* the integer registers: rdi.. (the record's count), else all six,
+	 * rax (%al: a variadic call's vector count) and r10 (the static
+	 * chain) */
+	unsigned ni = vec.int_known && vec.ints <= DYNCALL_X86_64_INT_ARG_REGS ?
+			      vec.ints :
+			      DYNCALL_X86_64_INT_ARG_REGS + 1;
+	bool r10 = ni > DYNCALL_X86_64_INT_ARG_REGS;
 
 	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
 	p = put(p, jf_save, sizeof(jf_save));
 	memcpy(buf + JF_CMP_TP, &tp, 4);
 	memcpy(buf + JF_SET_TP, &tp, 4);
 	jne = buf + JF_JNE + 2;
+	p = put(p, jf_int_save, 5 * ni);
+	p = put(p, jf_ret, sizeof(jf_ret));
 	if (vec.n > DYNCALL_X86_64_VEC_ARG_REGS)
 		vec.n = DYNCALL_X86_64_VEC_ARG_REGS;
 	if (vec.width > cpu_vec_width())
@@ -580,7 +614,8 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	if (vec.upper_dead && cpu_vec_width() > 16)
 		p = put(p, vzeroupper, sizeof(vzeroupper));
 	p = put(p, jf_vec_save, jf_vec_len[vec.n]);
-	p = put(p, jf_r10, sizeof(jf_r10));
+	if (r10)
+		p = put(p, jf_r10, sizeof(jf_r10));
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t after;
 
@@ -600,8 +635,11 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 		}
 	}
 	clr = p + JF_CLR_TP;
-	p = put(p, jf_rest, sizeof(jf_rest));
+	p = put(p, jf_clear, sizeof(jf_clear));
 	memcpy(clr, &tp, 4);
+	p = put(p, jf_rest, 5 * ni);
+	if (r10)
+		p = put(p, jf_rest + JF_INT_SIZE, JF_R10_SIZE);
 	if (wide) {
 		p = put_wide(p, vec.n, vec.width, 0x6f);
 		p = put_insert(p, vec.n, vec.width);

@@ -1,4 +1,4 @@
-// Checks the per-function records of patchable prologues (abi.h __dyncall_fn_records, docs/prologues.md "Vector registers"): the LLVM pass and the GCC plugin (12, 11) record DYNCALL_FN_REC_NO_VEC for a patchable function whose parameters pass nothing in vector registers (int args; a struct with a double passed in memory) and DYNCALL_FN_REC_VEC_COUNT with the number of xmm registers otherwise (a double: 1, a struct of two floats: 1, varargs: 8 and DYNCALL_FN_REC_VARIADIC); a function opted out of patching has none; the runtime then hooks each with a jump function that saves exactly those registers (counted at 0x5a: the movaps of the saves, then the r10 save), dyncall_fn_flags says which, and the hooks work on all; a build without the plugin has no record (the full save everywhere).  More prototypes and handlers that clobber every vector register: vec-args-x86_64.c.
+// Checks the per-function records of patchable prologues (abi.h __dyncall_fn_records, docs/prologues.md "Vector registers"): the LLVM pass and the GCC plugin (12, 11) record DYNCALL_FN_REC_NO_VEC for a patchable function whose parameters pass nothing in vector registers (int args; a struct with a double passed in memory) and DYNCALL_FN_REC_VEC_COUNT with the number of xmm registers otherwise (a double: 1, a struct of two floats: 1, varargs: 8 and DYNCALL_FN_REC_VARIADIC); a function opted out of patching has none; the runtime then hooks each with a jump function that saves exactly those registers (the integer saves after its 46 bytes of guard and frame: the record's DYNCALL_FN_REC_INT_COUNT, all and rax and r10 without one; the movaps of the vector saves), dyncall_fn_flags says which, and the hooks work on all; a build without the plugin has no record (the full save everywhere).  More prototypes and handlers that clobber every vector register: vec-args-x86_64.c.
 // REQUIRES: x86_64, dyncall-runtime
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-CLANG
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -S %s -o - | FileCheck %s --check-prefixes=ASM,ASM-GCC
@@ -25,31 +25,33 @@
 // ASM-CLANG-NEXT: .p2align 3
 // ASM-CLANG-NEXT: .L__dyncall_fn_record{{.*}}:
 // ASM-CLANG-NEXT: .quad ints
-// ASM-CLANG-NEXT: .long 1
+// ASM-CLANG-NEXT: .long 8225
 // ASM-CLANG-NEXT: .long 0
 // ASM-GCC: .pushsection __dyncall_fn_records,"awo",@progbits,ints
 // ASM-GCC-NEXT: .p2align 3
 // ASM-GCC-NEXT: .8byte ints
-// ASM-GCC-NEXT: .4byte 1
+// ASM-GCC-NEXT: .4byte 8225
 // ASM-GCC-NEXT: .4byte 0
 // ASM-GCC-NEXT: .popsection
-// a double: DYNCALL_FN_REC_VEC_COUNT (2), n = 1 in bits 8-11: 0x102
+// (long, int): NO_VEC (1) | DYNCALL_FN_REC_INT_COUNT (0x20), 2 in bits 12-15:
+// 0x2021; a double: DYNCALL_FN_REC_VEC_COUNT (2), n = 1 in bits 8-11, no
+// integer register: 0x122
 // ASM: {{.quad|.8byte}} dbl
-// ASM-NEXT: {{.long|.4byte}} 258
+// ASM-NEXT: {{.long|.4byte}} 290
 // a struct of two floats: one xmm
 // ASM: {{.quad|.8byte}} sfl
-// ASM-NEXT: {{.long|.4byte}} 258
-// a struct of 40 bytes with a double: in memory, no xmm
+// ASM-NEXT: {{.long|.4byte}} 290
+// a struct of 40 bytes with a double: in memory, no xmm, no integer register
 // ASM: {{.quad|.8byte}} sbig
-// ASM-NEXT: {{.long|.4byte}} 1
-// varargs: VEC_COUNT | VARIADIC (4), n = 8: 0x806
+// ASM-NEXT: {{.long|.4byte}} 33
+// varargs: VEC_COUNT | VARIADIC (4), n = 8, no INT_COUNT (all saved): 0x806
 // ASM: {{.quad|.8byte}} var
 // ASM-NEXT: {{.long|.4byte}} 2054
-// LIST-DAG: <ints> nops=24+5 {{.*}} novec=yes sled=nops vecregs=0{{$}}
-// LIST-DAG: <dbl> nops=24+5 {{.*}} novec=no sled=nops vecregs=1{{$}}
-// LIST-DAG: <var> nops=24+5 {{.*}} novec=no sled=nops vecregs=8 variadic{{$}}
-// LIST-DAG: <sfl> nops=24+5 {{.*}} novec=no sled=nops vecregs=1{{$}}
-// LIST-DAG: <sbig> nops=24+5 {{.*}} novec=yes sled=nops vecregs=0{{$}}
+// LIST-DAG: <ints> nops=24+5 {{.*}} novec=yes sled=nops vecregs=0 intregs=2{{$}}
+// LIST-DAG: <dbl> nops=24+5 {{.*}} novec=no sled=nops vecregs=1 intregs=0{{$}}
+// LIST-DAG: <var> nops=24+5 {{.*}} novec=no sled=nops vecregs=8 variadic intregs=6{{$}}
+// LIST-DAG: <sfl> nops=24+5 {{.*}} novec=no sled=nops vecregs=1 intregs=0{{$}}
+// LIST-DAG: <sbig> nops=24+5 {{.*}} novec=yes sled=nops vecregs=0 intregs=0{{$}}
 // LIST-PLAIN: <ints> nops=24+5 {{.*}} novec=no sled=nops vecregs=-{{$}}
 // ASM-NOT: {{(quad|8byte)}} opted_out{{$}}
 #include <stdarg.h>
@@ -111,20 +113,30 @@ static const uint8_t *jump_function(void *f)
 }
 
 /* Which jump function (test/prologues/jump-function-x86_64.c has one in
- * full): the number of movaps saves at 0x5a, right after regs->ret (the
- * NO_VEC form saves r10 there), "xmmN", after the vzeroupper of a
- * function with a record (counted in vzus, of jfs). */
+ * full): after its 46 bytes of guard and frame, "gprN": the integer
+ * register saves (rdi rsi rdx rcx r8 r9 rax, the first N; 7: all and
+ * rax), then regs->ret; "xmmN": the number of movaps saves after the
+ * vzeroupper of a function with a record (counted in vzus, of jfs);
+ * "+r10" when the static chain is saved next. */
 static int jfs, vzus;
 static const char *form(void *f)
 {
+	static const uint8_t ret[] = { 0x48, 0x8b, 0x75, 0x08 };
 	static const uint8_t r10[] = { 0x4c, 0x89, 0x54, 0x24, 0x08 };
-	static char buf[16];
+	static const uint8_t movabs_rdi[] = { 0x48, 0xbf };
+	static char buf[32];
 	const uint8_t *jf = jump_function(f), *p;
-	int n = 0;
+	int n = 0, ni = 0, has_r10;
 
 	if (!jf)
 		return "none";
-	p = jf + 0x5a;
+	p = jf + 46;
+	for (; (p[0] == 0x48 || p[0] == 0x4c) && p[1] == 0x89 && p[3] == 0x24;
+	     ni++)
+		p += 5; /* mov %reg, disp8(%rsp) */
+	if (memcmp(p, ret, sizeof(ret)))
+		return "other";
+	p += 9;
 	jfs++;
 	if (p[0] == 0xc5 && p[1] == 0xf8 && p[2] == 0x77) { /* vzeroupper */
 		vzus++;
@@ -132,9 +144,13 @@ static const char *form(void *f)
 	}
 	for (; p[0] == 0x0f && p[1] == 0x29; n++)
 		p += (p[2] & 0xc0) == 0x40 ? 5 : 8; /* disp8 | disp32 */
-	if (memcmp(p, r10, sizeof(r10)))
+	has_r10 = !memcmp(p, r10, sizeof(r10));
+	if (has_r10)
+		p += sizeof(r10);
+	if (memcmp(p, movabs_rdi, sizeof(movabs_rdi))) /* the first call */
 		return "other";
-	snprintf(buf, sizeof(buf), "xmm%d", n);
+	snprintf(buf, sizeof(buf), "gpr%d%s xmm%d", ni, has_r10 ? "+r10" : "",
+		 n);
 	return buf;
 }
 
@@ -145,9 +161,10 @@ static void show(const char *name, void *f, unsigned flags)
 			dyncall_fn_hook(f, h, &count);
 	int q = dyncall_fn_flags(f, &fl);
 
-	printf("%s: %d %d abi %u nregs %u%s saved %u %s", name, s, q,
+	printf("%s: %d %d abi %u nregs %u%s int %u %u saved %u %s", name, s, q,
 	       fl & DYNCALL_FN_NO_VEC_ABI, DYNCALL_FN_VEC_NREGS(fl),
 	       fl & DYNCALL_FN_VARIADIC_ABI ? " variadic" : "",
+	       !!(fl & DYNCALL_FN_INT_ABI), DYNCALL_FN_INT_NREGS(fl),
 	       (fl & DYNCALL_FN_VEC_SAVED) >> 1, form(f));
 }
 
@@ -162,42 +179,42 @@ int main(void)
 	struct big b = { { 4, 0, 0, 0 }, 3.0 };
 	unsigned fl = 7;
 
-	// REC:   ints: 0 0 abi 1 nregs 0 saved 0 xmm0 -> 5 count 1
-	// PLAIN: ints: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 5 count 1
+	// REC:   ints: 0 0 abi 1 nregs 0 int 1 2 saved 0 gpr2 xmm0 -> 5 count 1
+	// PLAIN: ints: 0 0 abi 0 nregs 8 int 0 6 saved 1 gpr7+r10 xmm8 -> 5 count 1
 	show("ints", (void *)ints, 0);
 	long v = pints(2, 3);
 	printf(" -> %ld count %ld\n", v, count);
-	// REC-NEXT:   dbl: 0 0 abi 0 nregs 1 saved 1 xmm1 -> 3 count 2
-	// PLAIN-NEXT: dbl: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 3 count 2
+	// REC-NEXT:   dbl: 0 0 abi 0 nregs 1 int 1 0 saved 1 gpr0 xmm1 -> 3 count 2
+	// PLAIN-NEXT: dbl: 0 0 abi 0 nregs 8 int 0 6 saved 1 gpr7+r10 xmm8 -> 3 count 2
 	show("dbl", (void *)dbl, 0);
 	double d = pdbl(1.5);
 	printf(" -> %g count %ld\n", d, count);
-	// REC-NEXT:   var: 0 0 abi 0 nregs 8 variadic saved 1 xmm8 -> 9 count 3
-	// PLAIN-NEXT: var: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 9 count 3
+	// REC-NEXT:   var: 0 0 abi 0 nregs 8 variadic int 0 6 saved 1 gpr7+r10 xmm8 -> 9 count 3
+	// PLAIN-NEXT: var: 0 0 abi 0 nregs 8 int 0 6 saved 1 gpr7+r10 xmm8 -> 9 count 3
 	show("var", (void *)var, 0);
 	v = pvar(2, 7);
 	printf(" -> %ld count %ld\n", v, count);
-	// REC-NEXT:   sfl: 0 0 abi 0 nregs 1 saved 1 xmm1 -> 3 count 4
-	// PLAIN-NEXT: sfl: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 3 count 4
+	// REC-NEXT:   sfl: 0 0 abi 0 nregs 1 int 1 0 saved 1 gpr0 xmm1 -> 3 count 4
+	// PLAIN-NEXT: sfl: 0 0 abi 0 nregs 8 int 0 6 saved 1 gpr7+r10 xmm8 -> 3 count 4
 	show("sfl", (void *)sfl, 0);
 	d = psfl(f);
 	printf(" -> %g count %ld\n", d, count);
-	// REC-NEXT:   sbig: 0 0 abi 1 nregs 0 saved 0 xmm0 -> 7 count 5
-	// PLAIN-NEXT: sbig: 0 0 abi 0 nregs 8 saved 1 xmm8 -> 7 count 5
+	// REC-NEXT:   sbig: 0 0 abi 1 nregs 0 int 1 0 saved 0 gpr0 xmm0 -> 7 count 5
+	// PLAIN-NEXT: sbig: 0 0 abi 0 nregs 8 int 0 6 saved 1 gpr7+r10 xmm8 -> 7 count 5
 	show("sbig", (void *)sbig, 0);
 	v = psbig(b);
 	printf(" -> %ld count %ld\n", v, count);
 	/* the explicit flag still works on an unflagged function */
 	dyncall_fn_restore((void *)dbl);
-	// REC-NEXT:   dbl no vec: 0 0 abi 0 nregs 1 saved 0 xmm0 -> 3 count 6
-	// PLAIN-NEXT: dbl no vec: 0 0 abi 0 nregs 8 saved 0 xmm0 -> 3 count 6
+	// REC-NEXT:   dbl no vec: 0 0 abi 0 nregs 1 int 1 0 saved 0 gpr0 xmm0 -> 3 count 6
+	// PLAIN-NEXT: dbl no vec: 0 0 abi 0 nregs 8 int 0 6 saved 0 gpr7+r10 xmm0 -> 3 count 6
 	show("dbl no vec", (void *)dbl, DYNCALL_FN_NO_VEC);
 	d = pdbl(1.5);
 	printf(" -> %g count %ld\n", d, count);
 	/* restored: no handlers, nothing saved; not patchable: NOFN */
 	dyncall_fn_restore((void *)ints);
-	// REC-NEXT:   restored: 0 1; opted out: 1
-	// PLAIN-NEXT: restored: 0 2048; opted out: 1
+	// REC-NEXT:   restored: 0 8225; opted out: 1
+	// PLAIN-NEXT: restored: 0 26624; opted out: 1
 	int q = dyncall_fn_flags((void *)ints, &fl);
 
 	printf("restored: %d %u", q, fl);

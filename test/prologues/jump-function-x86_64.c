@@ -1,15 +1,17 @@
-// Checks the x86-64 jump function the runtime generates for a hooked function (docs/prologues.md "Jump functions"): its exact code (endbr64, the %fs-relative recursion guard, the saves (of xmm0 only: add's record says it takes one double, after a vzeroupper: the record says the upper halves carry nothing; the CPU must have AVX, else the runtime leaves it out), direct calls of each handler, the restores, a direct jmp to the body), that Q jumps to it and its jne/jmp reach the body; that xmm0-7 (double arguments, read and changed through regs->vec) and %al of a varargs call survive handlers that clobber them; and that a redirect target more than 2 GiB away is reached through the jump function's literal.
+// Checks the x86-64 jump function the runtime generates for a hooked function (docs/prologues.md "Jump functions"): its exact code (endbr64, the %fs-relative recursion guard, the saves (of rdi and rsi only: add's record says it takes two integer arguments and is neither variadic nor nested, so not rax nor r10 either; of xmm0 only: its record says it takes one double, after a vzeroupper: the record says the upper halves carry nothing; the CPU must have AVX, else the runtime leaves it out), direct calls of each handler, the restores, a direct jmp to the body), the full form of a variadic function (every integer argument register, rax, r10, xmm0-7), that Q jumps to it and its jne/jmp reach the body; that xmm0-7 (double arguments, read and changed through regs->vec) and %al of a varargs call survive handlers that clobber them; and that a redirect target more than 2 GiB away is reached through the jump function's literal.
 // REQUIRES: x86_64, dyncall-runtime, cpu-avx
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -fcf-protection=full -O2 %s -o %t.gcc-cet
-// RUN: %t.gcc-cet %t.gcc-cet.bin %t.gcc-cet.novec %t.gcc-cet.batch | FileCheck %s --check-prefixes=OUT,VIAQ
+// RUN: %t.gcc-cet %t.gcc-cet.bin %t.gcc-cet.novec %t.gcc-cet.batch %t.gcc-cet.full | FileCheck %s --check-prefixes=OUT,VIAQ
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc-cet.bin | FileCheck %s
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc-cet.novec | FileCheck %s --check-prefix=NOVEC
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc-cet.batch | FileCheck %s --check-prefix=NOVEC
+// RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.gcc-cet.full | FileCheck %s --check-prefix=FULL
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
-// RUN: %t.clang %t.clang.bin %t.clang.novec %t.clang.batch | FileCheck %s --check-prefixes=OUT,DIRECT
+// RUN: %t.clang %t.clang.bin %t.clang.novec %t.clang.batch %t.clang.full | FileCheck %s --check-prefixes=OUT,DIRECT
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.bin | FileCheck %s
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.novec | FileCheck %s --check-prefix=NOVEC
 // RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.batch | FileCheck %s --check-prefix=NOVEC
+// RUN: objdump -D -b binary -m i386:x86-64 --insn-width=16 %t.clang.full | FileCheck %s --check-prefix=FULL
 //
 // CHECK:      0: f3 0f 1e fa endbr64
 // CHECK-NEXT: 4: 64 83 3c 25 {{.. .. .. ..}} 00 cmpl $0x0,%fs:[[TP:0x[0-9a-f]+]]
@@ -21,88 +23,98 @@
 // regs 64-byte aligned at 16(%rsp): arg[0..5], rax, ret fill one line
 // CHECK-NEXT: 23: 48 83 e4 c0 and $0xffffffffffffffc0,%rsp
 // CHECK-NEXT: 27: 48 81 ec 10 01 00 00 sub $0x110,%rsp
+// add(long, long, double): its record says rdi and rsi only
+// (DYNCALL_FN_REC_INT_COUNT, n = 2): not rdx .. r9, not rax (not
+// variadic), not r10 (no static chain); the full form: FULL below
 // CHECK-NEXT: 2e: 48 89 7c 24 10 mov %rdi,0x10(%rsp)
 // CHECK-NEXT: 33: 48 89 74 24 18 mov %rsi,0x18(%rsp)
-// CHECK-NEXT: 38: 48 89 54 24 20 mov %rdx,0x20(%rsp)
-// CHECK-NEXT: 3d: 48 89 4c 24 28 mov %rcx,0x28(%rsp)
-// CHECK-NEXT: 42: 4c 89 44 24 30 mov %r8,0x30(%rsp)
-// CHECK-NEXT: 47: 4c 89 4c 24 38 mov %r9,0x38(%rsp)
-// CHECK-NEXT: 4c: 48 89 44 24 40 mov %rax,0x40(%rsp)
-// CHECK-NEXT: 51: 48 8b 75 08 mov 0x8(%rbp),%rsi
-// CHECK-NEXT: 55: 48 89 74 24 48 mov %rsi,0x48(%rsp)
+// CHECK-NEXT: 38: 48 8b 75 08 mov 0x8(%rbp),%rsi
+// CHECK-NEXT: 3c: 48 89 74 24 48 mov %rsi,0x48(%rsp)
 // a record (add's, and every function's built by dyncall-cc): vzeroupper
 // first, so that the SSE code here and in the handlers never meets a dirty
 // upper state (docs/prologues.md "The wide saves and the upper state")
-// CHECK-NEXT: 5a: c5 f8 77 vzeroupper
-// CHECK-NEXT: 5d: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
-// add(long, long, double): its record says xmm0 only (DYNCALL_FN_REC_VEC_COUNT,
-// n = 1); the 8-register form: test/prologues/vec-args-x86_64.c
-// CHECK-NEXT: 62: 4c 89 54 24 08 mov %r10,0x8(%rsp)
+// CHECK-NEXT: 41: c5 f8 77 vzeroupper
+// and xmm0 only (DYNCALL_FN_REC_VEC_COUNT, n = 1); the 8-register form:
+// FULL below, test/prologues/vec-args-x86_64.c
+// CHECK-NEXT: 44: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
 // first handler: fn, regs->ret (already in %rsi), data, regs; a direct call
-// CHECK-NEXT: 67: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN:\$0x[0-9a-f]+]],%rdi
-// CHECK-NEXT: 71: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA:\$0x[0-9a-f]+]],%rdx
-// CHECK-NEXT: 7b: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
-// CHECK-NEXT: 80: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
+// CHECK-NEXT: 49: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN:\$0x[0-9a-f]+]],%rdi
+// CHECK-NEXT: 53: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA:\$0x[0-9a-f]+]],%rdx
+// CHECK-NEXT: 5d: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
+// CHECK-NEXT: 62: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
 // the second handler
-// CHECK-NEXT: 85: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN]],%rdi
-// CHECK-NEXT: 8f: 48 8b 74 24 48 mov 0x48(%rsp),%rsi
-// CHECK-NEXT: 94: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA]],%rdx
-// CHECK-NEXT: 9e: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
-// CHECK-NEXT: a3: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
+// CHECK-NEXT: 67: 48 bf {{.. .. .. .. .. .. .. ..}} movabs [[FN]],%rdi
+// CHECK-NEXT: 71: 48 8b 74 24 48 mov 0x48(%rsp),%rsi
+// CHECK-NEXT: 76: 48 ba {{.. .. .. .. .. .. .. ..}} movabs [[DATA]],%rdx
+// CHECK-NEXT: 80: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
+// CHECK-NEXT: 85: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
 // the guard off, the registers back as the handlers left them, on to the body
-// CHECK-NEXT: a8: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
-// CHECK-NEXT: b4: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
-// CHECK-NEXT: b9: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
-// CHECK-NEXT: be: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
-// CHECK-NEXT: c3: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
-// CHECK-NEXT: c8: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
-// CHECK-NEXT: cd: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
-// CHECK-NEXT: d2: 48 8b 44 24 40 mov 0x40(%rsp),%rax
-// CHECK-NEXT: d7: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
-// CHECK-NEXT: dc: 0f 28 44 24 50 movaps 0x50(%rsp),%xmm0
-// CHECK-NEXT: e1: 48 89 ec mov %rbp,%rsp
-// CHECK-NEXT: e4: 5d pop %rbp
-// CHECK-NEXT: e5: e9 {{.. .. .. ..}} jmp [[RESUME]]
+// CHECK-NEXT: 8a: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
+// CHECK-NEXT: 96: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
+// CHECK-NEXT: 9b: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
+// CHECK-NEXT: a0: 0f 28 44 24 50 movaps 0x50(%rsp),%xmm0
+// CHECK-NEXT: a5: 48 89 ec mov %rbp,%rsp
+// CHECK-NEXT: a8: 5d pop %rbp
+// CHECK-NEXT: a9: e9 {{.. .. .. ..}} jmp [[RESUME]]
 // CHECK-NOT: {{.}}
 // NOVEC:      0: f3 0f 1e fa endbr64
 // NOVEC-NEXT: 4: 64 83 3c 25 {{.. .. .. ..}} 00 cmpl $0x0,%fs:[[TP:0x[0-9a-f]+]]
 // NOVEC-NEXT: d: 0f 85 {{.. .. .. ..}} jne [[RESUME:0x[0-9a-f]+]]
-// push %rbp right after the caller's call pushed the return address (one line)
 // NOVEC-NEXT: 13: 55 push %rbp
 // NOVEC-NEXT: 14: 48 89 e5 mov %rsp,%rbp
 // NOVEC-NEXT: 17: 64 c7 04 25 {{.. .. .. ..}} 01 00 00 00 movl $0x1,%fs:[[TP]]
-// regs 64-byte aligned at 16(%rsp): arg[0..5], rax, ret fill one line
 // NOVEC-NEXT: 23: 48 83 e4 c0 and $0xffffffffffffffc0,%rsp
 // NOVEC-NEXT: 27: 48 81 ec 10 01 00 00 sub $0x110,%rsp
 // NOVEC-NEXT: 2e: 48 89 7c 24 10 mov %rdi,0x10(%rsp)
 // NOVEC-NEXT: 33: 48 89 74 24 18 mov %rsi,0x18(%rsp)
-// NOVEC-NEXT: 38: 48 89 54 24 20 mov %rdx,0x20(%rsp)
-// NOVEC-NEXT: 3d: 48 89 4c 24 28 mov %rcx,0x28(%rsp)
-// NOVEC-NEXT: 42: 4c 89 44 24 30 mov %r8,0x30(%rsp)
-// NOVEC-NEXT: 47: 4c 89 4c 24 38 mov %r9,0x38(%rsp)
-// NOVEC-NEXT: 4c: 48 89 44 24 40 mov %rax,0x40(%rsp)
-// NOVEC-NEXT: 51: 48 8b 75 08 mov 0x8(%rbp),%rsi
-// NOVEC-NEXT: 55: 48 89 74 24 48 mov %rsi,0x48(%rsp)
+// NOVEC-NEXT: 38: 48 8b 75 08 mov 0x8(%rbp),%rsi
+// NOVEC-NEXT: 3c: 48 89 74 24 48 mov %rsi,0x48(%rsp)
 // DYNCALL_FN_NO_VEC: no xmm0-7 saves, one handler, no xmm0-7 restores
-// NOVEC-NEXT: 5a: c5 f8 77 vzeroupper
-// NOVEC-NEXT: 5d: 4c 89 54 24 08 mov %r10,0x8(%rsp)
-// NOVEC-NEXT: 62: 48 bf {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdi
-// NOVEC-NEXT: 6c: 48 ba {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdx
-// NOVEC-NEXT: 76: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
-// NOVEC-NEXT: 7b: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
-// NOVEC-NEXT: 80: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
-// NOVEC-NEXT: 8c: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
-// NOVEC-NEXT: 91: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
-// NOVEC-NEXT: 96: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
-// NOVEC-NEXT: 9b: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
-// NOVEC-NEXT: a0: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
-// NOVEC-NEXT: a5: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
-// NOVEC-NEXT: aa: 48 8b 44 24 40 mov 0x40(%rsp),%rax
-// NOVEC-NEXT: af: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
-// NOVEC-NEXT: b4: 48 89 ec mov %rbp,%rsp
-// NOVEC-NEXT: b7: 5d pop %rbp
-// NOVEC-NEXT: b8: e9 {{.. .. .. ..}} jmp [[RESUME]]
+// NOVEC-NEXT: 41: c5 f8 77 vzeroupper
+// NOVEC-NEXT: 44: 48 bf {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdi
+// NOVEC-NEXT: 4e: 48 ba {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdx
+// NOVEC-NEXT: 58: 48 8d 4c 24 10 lea 0x10(%rsp),%rcx
+// NOVEC-NEXT: 5d: e8 {{.. .. .. ..}} call 0x{{[0-9a-f]+}}
+// NOVEC-NEXT: 62: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:[[TP]]
+// NOVEC-NEXT: 6e: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
+// NOVEC-NEXT: 73: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
+// NOVEC-NEXT: 78: 48 89 ec mov %rbp,%rsp
+// NOVEC-NEXT: 7b: 5d pop %rbp
+// NOVEC-NEXT: 7c: e9 {{.. .. .. ..}} jmp [[RESUME]]
 // NOVEC-NOT: {{.}}
+// vsum(int, ...): variadic, its record has no integer count: every
+// integer argument register, rax (%al: the caller's count of vector
+// registers) and r10 (the static chain) saved, and the eight xmm
+// FULL:      27: 48 81 ec 10 01 00 00 sub $0x110,%rsp
+// FULL-NEXT: 2e: 48 89 7c 24 10 mov %rdi,0x10(%rsp)
+// FULL-NEXT: 33: 48 89 74 24 18 mov %rsi,0x18(%rsp)
+// FULL-NEXT: 38: 48 89 54 24 20 mov %rdx,0x20(%rsp)
+// FULL-NEXT: 3d: 48 89 4c 24 28 mov %rcx,0x28(%rsp)
+// FULL-NEXT: 42: 4c 89 44 24 30 mov %r8,0x30(%rsp)
+// FULL-NEXT: 47: 4c 89 4c 24 38 mov %r9,0x38(%rsp)
+// FULL-NEXT: 4c: 48 89 44 24 40 mov %rax,0x40(%rsp)
+// FULL-NEXT: 51: 48 8b 75 08 mov 0x8(%rbp),%rsi
+// FULL-NEXT: 55: 48 89 74 24 48 mov %rsi,0x48(%rsp)
+// FULL-NEXT: 5a: c5 f8 77 vzeroupper
+// FULL-NEXT: 5d: 0f 29 44 24 50 movaps %xmm0,0x50(%rsp)
+// FULL:      8c: 0f 29 bc 24 c0 00 00 00 movaps %xmm7,0xc0(%rsp)
+// FULL-NEXT: 94: 4c 89 54 24 08 mov %r10,0x8(%rsp)
+// FULL-NEXT: 99: 48 bf {{.. .. .. .. .. .. .. ..}} movabs $0x{{[0-9a-f]+}},%rdi
+// FULL:      b7: 64 c7 04 25 {{.. .. .. ..}} 00 00 00 00 movl $0x0,%fs:0x{{[0-9a-f]+}}
+// FULL-NEXT: c3: 48 8b 7c 24 10 mov 0x10(%rsp),%rdi
+// FULL-NEXT: c8: 48 8b 74 24 18 mov 0x18(%rsp),%rsi
+// FULL-NEXT: cd: 48 8b 54 24 20 mov 0x20(%rsp),%rdx
+// FULL-NEXT: d2: 48 8b 4c 24 28 mov 0x28(%rsp),%rcx
+// FULL-NEXT: d7: 4c 8b 44 24 30 mov 0x30(%rsp),%r8
+// FULL-NEXT: dc: 4c 8b 4c 24 38 mov 0x38(%rsp),%r9
+// FULL-NEXT: e1: 48 8b 44 24 40 mov 0x40(%rsp),%rax
+// FULL-NEXT: e6: 4c 8b 54 24 08 mov 0x8(%rsp),%r10
+// FULL-NEXT: eb: 0f 28 44 24 50 movaps 0x50(%rsp),%xmm0
+// FULL:      11a: 0f 28 bc 24 c0 00 00 00 movaps 0xc0(%rsp),%xmm7
+// FULL-NEXT: 122: 48 89 ec mov %rbp,%rsp
+// FULL-NEXT: 125: 5d pop %rbp
+// FULL-NEXT: 126: e9 {{.. .. .. ..}} jmp 0x{{[0-9a-f]+}}
+// FULL-NOT: {{.}}
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -255,7 +267,7 @@ int main(int argc, char **argv)
 	const uint8_t *jf, *entry = (const uint8_t *)add;
 	FILE *out;
 
-	if (argc < 4)
+	if (argc < 5)
 		return 2;
 	// OUT: hook: 0 0
 	printf("hook: %d %d\n", dyncall_fn_hook(add, h1, &count),
@@ -268,14 +280,14 @@ int main(int argc, char **argv)
 	// OUT-NEXT: jne resumes the body: 1, jmp resumes the body: 1
 	printf("jne resumes the body: %d, jmp resumes the body: %d\n",
 	       rel32_target(jf + 0xd, 6) == (uintptr_t)entry + 5,
-	       rel32_target(jf + 0xe5, 5) == (uintptr_t)entry + 5);
+	       rel32_target(jf + 0xa9, 5) == (uintptr_t)entry + 5);
 	/* GCC with endbr64: the entry jumps to Q (f-5), which jumps to jf;
 	 * Clang without: the entry jumps to jf itself */
 	// VIAQ-NEXT:   entry: jmp f-5
 	// DIRECT-NEXT: entry: jmp jf
 	printf("entry: %s\n", describe(add, jf, "jmp jf"));
 	out = fopen(argv[1], "wb");
-	if (!out || fwrite(jf, 1, 0xea, out) != 0xea || fclose(out))
+	if (!out || fwrite(jf, 1, 0xae, out) != 0xae || fclose(out))
 		return 1;
 	// OUT-NEXT: add: 5 count 2
 	// OUT-NEXT: no vec: -1 0 0
@@ -290,7 +302,7 @@ int main(int argc, char **argv)
 					    DYNCALL_FN_NO_VEC));
 	jf = jump_function(add);
 	out = jf ? fopen(argv[2], "wb") : NULL;
-	if (!out || fwrite(jf, 1, 0xbd, out) != 0xbd || fclose(out))
+	if (!out || fwrite(jf, 1, 0x81, out) != 0x81 || fclose(out))
 		return 1;
 	// OUT-NEXT: add: 5 count 3
 	printf("add: %ld", padd(2, 3, 0.0));
@@ -306,7 +318,7 @@ int main(int argc, char **argv)
 						 DYNCALL_FN_NO_VEC));
 	jf = jump_function(mul);
 	out = jf ? fopen(argv[3], "wb") : NULL;
-	if (!out || fwrite(jf, 1, 0xbd, out) != 0xbd || fclose(out))
+	if (!out || fwrite(jf, 1, 0x81, out) != 0x81 || fclose(out))
 		return 1;
 	printf(" -> %ld", pmul(2, 3));
 	printf(" count %ld\n", count);
@@ -324,6 +336,10 @@ int main(int argc, char **argv)
 	dyncall_fn_hook(vsum, h1, &count);
 	// OUT-NEXT: vsum: 10.5
 	printf("vsum: %g\n", pvsum(3, 1.5, 4.0, 5.0));
+	jf = jump_function(vsum);
+	out = jf ? fopen(argv[4], "wb") : NULL;
+	if (!out || fwrite(jf, 1, 0x12b, out) != 0x12b || fclose(out))
+		return 1;
 
 	/* a redirect target more than 2 GiB away, with a handler */
 	long (*far)(long) = far_code();

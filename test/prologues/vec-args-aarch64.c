@@ -12,21 +12,22 @@
 // RUN: %dyncall_cc %clang --target=aarch64-linux-gnu %t.plain.o -o %t.plain
 // RUN: %qemu_aarch64 %t.plain | FileCheck %s --check-prefixes=OUT,PLAIN
 //
-// flags: DYNCALL_FN_REC_VEC_COUNT (2) | n << 8 (| VARIADIC (4)), NO_VEC (1)
+// flags: DYNCALL_FN_REC_VEC_COUNT (2) | n << 8 (| VARIADIC (4)), NO_VEC (1), and
+// (but for the variadic one) DYNCALL_FN_REC_INT_COUNT (0x20) | x regs << 12
 // ASM: {{.xword|.8byte}} d1
-// ASM-NEXT: {{.word|.4byte}} 258
+// ASM-NEXT: {{.word|.4byte}} 4386
 // ASM: {{.xword|.8byte}} hfa3
-// ASM-NEXT: {{.word|.4byte}} 770
+// ASM-NEXT: {{.word|.4byte}} 802
 // ASM: {{.xword|.8byte}} fi
-// ASM-NEXT: {{.word|.4byte}} 1
+// ASM-NEXT: {{.word|.4byte}} 4129
 // ASM: {{.xword|.8byte}} q
-// ASM-NEXT: {{.word|.4byte}} 258
+// ASM-NEXT: {{.word|.4byte}} 4386
 // ASM: {{.xword|.8byte}} var
 // ASM-NEXT: {{.word|.4byte}} 2054
-// LIST-DAG: <d1> {{.*}} vecregs=1{{$}}
-// LIST-DAG: <hfa3> {{.*}} vecregs=3{{$}}
-// LIST-DAG: <fi> {{.*}} novec=yes sled=nops vecregs=0{{$}}
-// LIST-DAG: <var> {{.*}} vecregs=8 variadic{{$}}
+// LIST-DAG: <d1> {{.*}} vecregs=1 intregs=1{{$}}
+// LIST-DAG: <hfa3> {{.*}} vecregs=3 intregs=0{{$}}
+// LIST-DAG: <fi> {{.*}} novec=yes sled=nops vecregs=0 intregs=1{{$}}
+// LIST-DAG: <var> {{.*}} vecregs=8 variadic intregs=8{{$}}
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

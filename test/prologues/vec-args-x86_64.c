@@ -18,29 +18,30 @@
 // RUN: %t.plain-gcc | FileCheck %s --check-prefixes=OUT,PLAIN
 //
 // The records, flags = DYNCALL_FN_REC_VEC_COUNT (2) | n << 8
-// (| DYNCALL_FN_REC_VARIADIC (4)), or DYNCALL_FN_REC_NO_VEC (1):
+// (| DYNCALL_FN_REC_VARIADIC (4)), or DYNCALL_FN_REC_NO_VEC (1), and (but
+// for the variadic one) DYNCALL_FN_REC_INT_COUNT (0x20) | int regs << 12:
 // ASM: {{.quad|.8byte}} d1
-// ASM-NEXT: {{.long|.4byte}} 258
+// ASM-NEXT: {{.long|.4byte}} 4386
 // ASM: {{.quad|.8byte}} d2
-// ASM-NEXT: {{.long|.4byte}} 514
+// ASM-NEXT: {{.long|.4byte}} 546
 // ASM: {{.quad|.8byte}} sdd
-// ASM-NEXT: {{.long|.4byte}} 514
+// ASM-NEXT: {{.long|.4byte}} 546
 // ASM: {{.quad|.8byte}} cd
-// ASM-NEXT: {{.long|.4byte}} 514
+// ASM-NEXT: {{.long|.4byte}} 546
 // ASM: {{.quad|.8byte}} ld
-// ASM-NEXT: {{.long|.4byte}} 1
+// ASM-NEXT: {{.long|.4byte}} 4129
 // ASM: {{.quad|.8byte}} nine
-// ASM-NEXT: {{.long|.4byte}} 2050
+// ASM-NEXT: {{.long|.4byte}} 2082
 // ASM: {{.quad|.8byte}} mixed
-// ASM-NEXT: {{.long|.4byte}} 1026
+// ASM-NEXT: {{.long|.4byte}} 9250
 // ASM: {{.quad|.8byte}} var
 // ASM-NEXT: {{.long|.4byte}} 2054
-// LIST-DAG: <d1> {{.*}} vecregs=1{{$}}
-// LIST-DAG: <d2> {{.*}} vecregs=2{{$}}
-// LIST-DAG: <cd> {{.*}} vecregs=2{{$}}
-// LIST-DAG: <ld> {{.*}} novec=yes sled=nops vecregs=0{{$}}
-// LIST-DAG: <mixed> {{.*}} vecregs=4{{$}}
-// LIST-DAG: <var> {{.*}} vecregs=8 variadic{{$}}
+// LIST-DAG: <d1> {{.*}} vecregs=1 intregs=1{{$}}
+// LIST-DAG: <d2> {{.*}} vecregs=2 intregs=0{{$}}
+// LIST-DAG: <cd> {{.*}} vecregs=2 intregs=0{{$}}
+// LIST-DAG: <ld> {{.*}} novec=yes sled=nops vecregs=0 intregs=1{{$}}
+// LIST-DAG: <mixed> {{.*}} vecregs=4 intregs=2{{$}}
+// LIST-DAG: <var> {{.*}} vecregs=8 variadic intregs=6{{$}}
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -150,8 +151,10 @@ static const dyncall_fn_handler cnts[16] = {
 };
 
 /* The jump function Q leads to (Q = f - 8: 90 90 90 e9 <rel32>), and the
- * number of movaps saves right after regs->ret (0x5a), after the
- * vzeroupper of a function with a record (counted in vzus, of jfs). */
+ * number of movaps saves right after regs->ret (after its 46 bytes of
+ * guard and frame, the integer saves, 5 bytes each, and the 9 of
+ * regs->ret), after the vzeroupper of a function with a record (counted
+ * in vzus, of jfs). */
 static int jfs, vzus;
 static int saves(void *f)
 {
@@ -164,7 +167,12 @@ static int saves(void *f)
 		return -1;
 	for (int i = 3; i >= 0; i--)
 		rel = rel << 8 | q[4 + i];
-	p = (const uint8_t *)q + 8 + (int32_t)rel + 0x5a;
+	p = (const uint8_t *)q + 8 + (int32_t)rel + 46;
+	while ((p[0] == 0x48 || p[0] == 0x4c) && p[1] == 0x89 && p[3] == 0x24)
+		p += 5; /* mov %reg, disp8(%rsp) */
+	if (!(p[0] == 0x48 && p[1] == 0x8b && p[2] == 0x75)) /* regs->ret */
+		return -2;
+	p += 9;
 	jfs++;
 	if (p[0] == 0xc5 && p[1] == 0xf8 && p[2] == 0x77) { /* vzeroupper */
 		vzus++;
