@@ -299,10 +299,16 @@ bool emitFnRecords(Module &M) {
   return true;
 }
 
-bool alignPatchable(Module &M) {
+/// The targets whose patchable prologues the runtime drives from this pass
+/// (x86-64 and aarch64 ELF): alignPatchable and dropUnpatchable act there.
+static bool entryPatchingTarget(const Module &M) {
   Triple T(M.getTargetTriple());
-  if ((T.getArch() != Triple::x86_64 && T.getArch() != Triple::aarch64) ||
-      !T.isOSBinFormatELF())
+  return (T.getArch() == Triple::x86_64 || T.getArch() == Triple::aarch64) &&
+         T.isOSBinFormatELF();
+}
+
+bool alignPatchable(Module &M) {
+  if (!entryPatchingTarget(M))
     return false;
   bool Changed = false;
   for (Function &F : M) {
@@ -320,9 +326,7 @@ bool alignPatchable(Module &M) {
 }
 
 bool dropUnpatchable(Module &M) {
-  Triple T(M.getTargetTriple());
-  if ((T.getArch() != Triple::x86_64 && T.getArch() != Triple::aarch64) ||
-      !T.isOSBinFormatELF())
+  if (!entryPatchingTarget(M))
     return false;
   bool Changed = false;
   for (Function &F : M) {

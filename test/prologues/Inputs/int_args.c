@@ -95,29 +95,7 @@ NOINLINE long outer(long a)
 
 static long calls;
 
-/* x86-64: every integer register a C function may change; aarch64: x0-x17
- * (x8 too: the indirect result register; x18, the platform register, is
- * left alone) */
-#if defined(__x86_64__)
-#define CLOBBER()                                                          \
-	__asm__ volatile("mov $-1, %%rdi\n\tmov $-1, %%rsi\n\tmov $-1, %%rdx\n\t" \
-			 "mov $-1, %%rcx\n\tmov $-1, %%r8\n\tmov $-1, %%r9\n\t" \
-			 "mov $-1, %%rax\n\tmov $-1, %%r10\n\tmov $-1, %%r11" \
-			 :                                                     \
-			 :                                                     \
-			 : "rdi", "rsi", "rdx", "rcx", "r8", "r9", "rax",      \
-			   "r10", "r11")
-#elif defined(__aarch64__)
-#define M1(a, b) "mov x" #a ", #-1\n\tmov x" #b ", #-1\n\t"
-#define CLOBBER()                                                          \
-	__asm__ volatile(M1(0, 1) M1(2, 3) M1(4, 5) M1(6, 7) M1(8, 9)         \
-				 M1(10, 11) M1(12, 13) M1(14, 15) M1(16, 17)   \
-			 :                                                     \
-			 :                                                     \
-			 : "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7",     \
-			   "x8", "x9", "x10", "x11", "x12", "x13", "x14",      \
-			   "x15", "x16", "x17")
-#endif
+#include "clobber_int.h"
 
 /* data: the index in regs->arg of the argument to add 1000 to (-1: none) */
 static void bump(void *fn, void *ret, void *data, struct dyncall_regs *r)

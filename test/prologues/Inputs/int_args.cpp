@@ -43,23 +43,10 @@ R S::big(long a)
 double S::md(double d) { return d + k; }
 NOINLINE long byref(NT t) { return t.v; }
 
+#include "clobber_int.h"
 #if defined(__x86_64__)
-#define CLOBBER()                                                          \
-	__asm__ volatile("mov $-1, %%rdi\n\tmov $-1, %%rsi\n\tmov $-1, %%rdx\n\t" \
-			 "mov $-1, %%rcx\n\tmov $-1, %%r8\n\tmov $-1, %%r9\n\t" \
-			 "mov $-1, %%rax\n\tmov $-1, %%r10\n\tmov $-1, %%r11" \
-			 :                                                     \
-			 :                                                     \
-			 : "rdi", "rsi", "rdx", "rcx", "r8", "r9", "rax",      \
-			   "r10", "r11")
 #define BIG_A 2 /* sret, this, a */
 #else
-#define CLOBBER()                                                          \
-	__asm__ volatile("mov x0, #-1\n\tmov x1, #-1\n\tmov x2, #-1\n\t"      \
-			 "mov x8, #-1\n\tmov x9, #-1\n\tmov x16, #-1"          \
-			 :                                                     \
-			 :                                                     \
-			 : "x0", "x1", "x2", "x8", "x9", "x16")
 #define BIG_A 1 /* this, a (the result: x8) */
 #endif
 
