@@ -421,7 +421,7 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
 int dyncall_fn_flags(const void *fn, unsigned *flags);
 
 /* Redirects at the call sites (docs/prologues.md, "Redirects at the call
- * sites"; x86-64, aarch64): while fn is redirected and has no handlers,
+ * sites"; x86-64, aarch64, ppc64le): while fn is redirected and has no handlers,
  * the direct calls and jumps of fn in its own module that the module's
  * file lists (linked with --emit-relocs: dyncall-cc --dyncall-prologues
  * does) call the target themselves; every other call still reaches it
@@ -430,18 +430,26 @@ int dyncall_fn_flags(const void *fn, unsigned *flags);
  *               first needed it); DYNCALL_ERR_NORELOCS: the file lists no
  *               relocations; DYNCALL_ERR_BUILDID: the file is not the
  *               mapped image (no build-id, or another one);
- *               DYNCALL_ERR_UNSUPPORTED: not on this arch (ppc64le)
+ *               DYNCALL_ERR_UNSUPPORTED: not on this arch
  *   sites       the listed direct calls and jumps of fn
  *   redirected  how many of them call another function now
  *   skipped     how many the last change could not write (other bytes
  *               there, target out of reach, writes refused): they keep
  *               reaching fn's entry, which stays correct
+ *   skipped_status  why (the first reason; DYNCALL_OK when none was
+ *               skipped): DYNCALL_ERR_BYTES other bytes there,
+ *               DYNCALL_ERR_RANGE the target out of the branch's reach,
+ *               DYNCALL_ERR_MPROTECT writes refused; ppc64le, every site
+ *               of fn: DYNCALL_ERR_INVAL the target is in another module
+ *               or sets up another TOC, DYNCALL_ERR_BYTES its local
+ *               entry is not known
  * DYNCALL_ERR_NOFN if fn is not a registered patchable function. */
 struct dyncall_fn_callers {
 	int status;
 	unsigned sites;
 	unsigned redirected;
 	unsigned skipped;
+	int skipped_status;
 };
 int dyncall_fn_callers(const void *fn, struct dyncall_fn_callers *out);
 

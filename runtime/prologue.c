@@ -110,6 +110,7 @@ struct dc_fn {
 	struct dc_csite *cs; /* its listed caller sites (mod->cs), or NULL */
 	unsigned ncs;
 	unsigned cs_skipped; /* sites the last change could not write */
+	int cs_why; /* why (the first reason), DYNCALL_OK if none */
 };
 
 struct dc_fmod {
@@ -127,6 +128,12 @@ struct dc_fmod {
 	int cs_status; /* CS_UNREAD, DYNCALL_OK or why not */
 	struct dc_csite *cs;
 	size_t ncs, cs_cap;
+	/* ppc64le (ARCH_CALLER_TARGET_CHECK): the module's functions whose
+	 * symbol gives a local entry a site may branch to
+	 * (ARCH_CALLER_LOCAL_ENTRY), sorted, read with the sites: the
+	 * address, bit 0 set for an offset of 8 (one entry otherwise) */
+	uintptr_t *lep;
+	size_t nlep;
 	uint8_t bid[64]; /* NT_GNU_BUILD_ID of the mapped image */
 	unsigned bid_len;
 };
@@ -883,6 +890,7 @@ static void rescan(void)
 			dc_text_forget(m->exec.lo[i], m->exec.hi[i]);
 		dc_free(m->fns, m->nfn * sizeof(*m->fns));
 		dc_free(m->cs, m->cs_cap * sizeof(*m->cs));
+		dc_free(m->lep, m->nlep * sizeof(*m->lep));
 		dc_free(m->path, m->path_len + 1);
 		dc_free(m, sizeof(*m));
 		dropped = true;
@@ -1081,6 +1089,81 @@ static void index_sites(struct dc_fmod *m)
 	}
 }
 
+#if ARCH_CALLER_TARGET_CHECK
+static bool addr_lt(const void *pa, const void *pb)
+{
+	return *(const uintptr_t *)pa < *(const uintptr_t *)pb;
+}
+
+/* m->lep from the file's symbol tables (ppc64le's st_other local-entry
+ * field: ARCH_CALLER_LOCAL_ENTRY); none when out of memory (the sites
+ * then stay on their callee). */
+static void mod_lep(struct dc_fmod *m, const uint8_t *file, size_t size,
+		    const ElfW(Shdr) * shs, unsigned shnum)
+{
+	uintptr_t *out = NULL;
+	size_t n = 0, k = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned s = 0; s < shnum; s++) {
+			const ElfW(Sym) * sy;
+			size_t ns;
+
+			if (shs[s].sh_type != SHT_SYMTAB ||
+			    shs[s].sh_entsize != sizeof(ElfW(Sym)) ||
+			    !sh_ok((const ElfW(Ehdr) *)file, size, &shs[s]))
+				continue;
+			sy = (const ElfW(Sym) *)(file + shs[s].sh_offset);
+			ns = shs[s].sh_size / sizeof(*sy);
+			for (size_t i = 1; i < ns; i++) {
+				int l = ARCH_CALLER_LOCAL_ENTRY(sy[i].st_other);
+
+				if (ELF64_ST_TYPE(sy[i].st_info) != STT_FUNC ||
+				    sy[i].st_shndx == SHN_UNDEF ||
+				    sy[i].st_shndx >= SHN_LORESERVE ||
+				    (l != 0 && l != 8) || (sy[i].st_value & 3))
+					continue;
+				if (out && k < n)
+					out[k] = (m->base + sy[i].st_value) |
+						 (l == 8);
+				k++;
+			}
+		}
+		if (pass || !k)
+			break;
+		n = k;
+		k = 0;
+		out = dc_alloc(n * sizeof(*out));
+		if (!out)
+			return;
+	}
+	if (!out)
+		return;
+	dc_sort(out, n, sizeof(*out), addr_lt);
+	m->lep = out;
+	m->nlep = n;
+}
+
+/* The local entry offset m's symbols give the function at a (0 or 8), or
+ * -1 (no such symbol, or another offset). */
+static int sym_local_entry(const struct dc_fmod *m, uintptr_t a)
+{
+	size_t lo = 0, hi = m->nlep;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((m->lep[mid] & ~(uintptr_t)1) < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->nlep || (m->lep[lo] & ~(uintptr_t)1) != a)
+		return -1;
+	return m->lep[lo] & 1 ? 8 : 0;
+}
+#endif
+
 /* Read m's caller sites from its file (once). */
 static void mod_callers(struct dc_fmod *m)
 {
@@ -1135,6 +1218,9 @@ static void mod_callers(struct dc_fmod *m)
 	}
 	m->ncs = k <= n ? k : n;
 	index_sites(m);
+#if ARCH_CALLER_TARGET_CHECK
+	mod_lep(m, file, size, shs, eh->e_shnum);
+#endif
 out:
 	munmap(file, size);
 }
@@ -1190,6 +1276,20 @@ static void callers_reset(struct dc_fn **v, size_t n, int *pre)
 	}
 }
 
+/* May f's sites call `want` directly?  DYNCALL_OK or why not
+ * (arch_caller_target: ppc64le's local entry and TOC rules). */
+static int callers_target(const struct dc_fn *f, uintptr_t want)
+{
+#if ARCH_CALLER_TARGET_CHECK
+	if (want == f->a.func || !f->ncs)
+		return DYNCALL_OK;
+	return arch_caller_target(&f->a, want, sym_local_entry(f->mod, want));
+#else
+	(void)f, (void)want;
+	return DYNCALL_OK;
+#endif
+}
+
 /* Phase B, after the entries: the sites of every function that is now a
  * pure redirect (its entry already leads to the target) call the target;
  * a site refused stays `call f`, which reaches it through the entry. */
@@ -1205,6 +1305,9 @@ static void callers_set(struct dc_fn **v, size_t n)
 		f->cs_skipped = 0;
 		if (want != f->a.func && f->mod->cs_status == CS_UNREAD)
 			mod_callers(f->mod);
+		f->cs_why = callers_target(f, want);
+		if (f->cs_why)
+			want = f->a.func; /* the sites stay `call f` */
 		for (unsigned k = 0; k < f->ncs; k++) {
 			struct dc_point *p = &f->cs[k].p;
 
@@ -1222,9 +1325,16 @@ static void callers_set(struct dc_fn **v, size_t n)
 		struct dc_fn *f = v[i];
 		uintptr_t want = f->on ? sites_want(f) : f->a.func;
 
-		for (unsigned k = 0; k < f->ncs; k++)
-			f->cs_skipped += f->cs[k].p.cur != want ||
-					 f->cs[k].p.status != DYNCALL_OK;
+		for (unsigned k = 0; k < f->ncs; k++) {
+			const struct dc_point *p = &f->cs[k].p;
+
+			if (p->cur == want && p->status == DYNCALL_OK)
+				continue;
+			f->cs_skipped++;
+			if (!f->cs_why) /* (no status: writes refused) */
+				f->cs_why = p->status ? p->status :
+							DYNCALL_ERR_MPROTECT;
+		}
 	}
 }
 
@@ -1820,6 +1930,7 @@ DC_EXPORT int dyncall_fn_callers(const void *fn, struct dyncall_fn_callers *out)
 		for (unsigned k = 0; k < f->ncs; k++)
 			out->redirected += f->cs[k].p.cur != f->a.func;
 		out->skipped = f->cs_skipped;
+		out->skipped_status = f->cs_skipped ? f->cs_why : DYNCALL_OK;
 	} else {
 		s = DYNCALL_ERR_NOFN;
 	}

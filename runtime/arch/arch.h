@@ -300,6 +300,24 @@ bool arch_caller_reloc(uint32_t type, uintptr_t field, uintptr_t *site,
 		       enum arch_op *op, int64_t *bias);
 #endif
 
+/* May f's listed sites call `target` directly (phase B of a pure
+ * redirect)?  `local`: the local entry offset that f's module's symbol
+ * table gives a function at target (ARCH_CALLER_LOCAL_ENTRY(st_other):
+ * 0 or 8), or -1 (none, or another).  DYNCALL_OK,
+ * or why the sites stay `call f` (reaching target through f's entry,
+ * which stays correct).  ppc64le: a site enters the target's local entry
+ * with the caller's TOC, so the target must be in f's module with f's
+ * TOC and a known local entry (ppc64le_prologue.c).  An arch that leaves
+ * ARCH_CALLER_TARGET_CHECK 0 rewrites to any target (the range is
+ * arch_branch_plan's business, per site). */
+#ifndef ARCH_CALLER_TARGET_CHECK
+#define ARCH_CALLER_TARGET_CHECK 0
+#endif
+#if ARCH_CALLER_TARGET_CHECK
+int arch_caller_target(const struct arch_fentry *f, uintptr_t target,
+		       int local);
+#endif
+
 /* Generated code.  A jump function: run handlers h[0..n) with data d[i]
  * (guard, registers), then continue at resume; returns its size
  * (<= arch_fentry_jf_size(n)).  vec: which vector argument registers to

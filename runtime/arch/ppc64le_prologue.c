@@ -211,6 +211,48 @@ bool arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target)
 	       a.dli_fbase == b.dli_fbase;
 }
 
+/*
+ * May f's listed call sites branch to `target` directly (arch.h
+ * arch_caller_target; docs/prologues.md "ppc64le: redirects at the call
+ * sites")?  A listed site is `bl f+L` / `b f+L`: the linker sent it to
+ * f's local entry because the caller's r2 is f's TOC.  Rewritten, it
+ * enters the target's local entry with that same r2, skipping the
+ * target's TOC set-up, so:
+ *   1. the target must be in f's module (DYNCALL_ERR_INVAL): its TOC is
+ *      the one the module's callers hold;
+ *   2. its local entry must be the one the module's symbol table gives
+ *      (`local`, from st_other) and the one arch_branch_plan writes
+ *      (DYNCALL_ERR_BYTES otherwise): target + 8 after one of
+ *      ppc64le_gep.h's TOC set-ups (offset 8), or the target itself
+ *      when it has none (offset 0: one entry that keeps r2).  Anything
+ *      else may set r2 from r12, which a `bl` does not hold, or not keep
+ *      r2 (field 1: its callers need the linker's TOC-save stub), or
+ *      have its local entry elsewhere;
+ *   3. when f and the target both set up a TOC, the same one (another TOC
+ *      group of GNU ld's multi-TOC: DYNCALL_ERR_INVAL).  When f sets none,
+ *      the caller's r2 is the module's TOC: the assumption
+ *      arch_fentry_target_ok already makes for the redirect itself (the
+ *      target returns to f's callers with its own r2).
+ * A refusal leaves the sites `bl f+L`: f's patched entry still leads to
+ * the target.  The reach (+-32 MiB) is checked per site when it is
+ * planned (arch_branch_plan: DYNCALL_ERR_RANGE).
+ */
+int arch_caller_target(const struct arch_fentry *f, uintptr_t target, int local)
+{
+	uintptr_t tt = (target & 3) ? 0 : gep_toc(target);
+	uintptr_t ft = f->func != f->site ? gep_toc(f->func) : 0;
+	Dl_info a, b;
+
+	if (!dladdr((void *)f->func, &a) || !dladdr((void *)target, &b) ||
+	    a.dli_fbase != b.dli_fbase)
+		return DYNCALL_ERR_INVAL;
+	if (local != (tt ? 8 : 0))
+		return DYNCALL_ERR_BYTES;
+	if (ft && tt && ft != tt)
+		return DYNCALL_ERR_INVAL;
+	return DYNCALL_OK;
+}
+
 void arch_fentry_set_near(struct arch_fentry *f, uintptr_t near)
 {
 	f->slot = near;
