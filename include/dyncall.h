@@ -392,7 +392,8 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  * (docs/prologues.md, "Vector registers"), in *flags:
  *   DYNCALL_FN_NO_VEC_ABI  the compiler recorded that fn takes no argument
  *       in vector registers (a dyncall plugin build, abi.h
- *       __dyncall_fn_records; x86-64, aarch64): its jump function never saves them,
+ *       __dyncall_fn_records; x86-64, aarch64; ppc64le: no floating-point
+ *       and no vector register): its jump function never saves them,
  *       whatever the handlers' flags;
  *   DYNCALL_FN_VEC_SAVED   fn has handlers and its jump function saves the
  *       vector argument registers its prototype uses: regs->vec[0 ..
@@ -403,7 +404,9 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  *   DYNCALL_FN_VEC_NREGS(*flags)  the number of vector argument registers
  *       fn's prototype uses as far as the runtime knows (x86-64 xmm,
  *       aarch64 v: 0 to 8, 8 when the compiler recorded nothing or fn is
- *       variadic);
+ *       variadic; ppc64le: the floating-point registers f1.., 0 to 13);
+ *   DYNCALL_FN_VEC2_NREGS(*flags)  ppc64le: the vector registers v2..
+ *       (0 to 12; 12 when the compiler recorded nothing); 0 elsewhere;
  *   DYNCALL_FN_VARIADIC_ABI  the compiler recorded that fn is variadic;
  *   DYNCALL_FN_VEC_YMM, DYNCALL_FN_VEC_ZMM  the compiler recorded a
  *       vector argument wider than 16 bytes (__m256, __m512): the jump
@@ -418,6 +421,9 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
 #define DYNCALL_FN_VEC_NREGS_SHIFT 8
 #define DYNCALL_FN_VEC_NREGS(flags) \
 	(((flags) >> DYNCALL_FN_VEC_NREGS_SHIFT) & 15u)
+#define DYNCALL_FN_VEC2_NREGS_SHIFT 16
+#define DYNCALL_FN_VEC2_NREGS(flags) \
+	(((flags) >> DYNCALL_FN_VEC2_NREGS_SHIFT) & 15u)
 int dyncall_fn_flags(const void *fn, unsigned *flags);
 
 /* Redirects at the call sites (docs/prologues.md, "Redirects at the call

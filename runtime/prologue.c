@@ -282,7 +282,8 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 /* The vector argument registers f's prototype uses, from its
  * __dyncall_fn_records flags (abi.h enum dyncall_fn_record_flags): none
  * with DYNCALL_FN_REC_NO_VEC, the first n with DYNCALL_FN_REC_VEC_COUNT
- * (a variadic function is recorded with 8), their width from
+ * (a variadic function is recorded with 8; ppc64le: n f1.. and, with
+ * DYNCALL_FN_REC_VEC2_COUNT, n2 v2.., n = 0 allowed then), their width from
  * DYNCALL_FN_REC_VEC_YMM/ZMM; every one, 16 bytes each, without a record
  * (what an old record's or an unknown flag's reader does too) or with a
  * count out of range (a malformed record: the safe default).  upper_dead
@@ -290,17 +291,25 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
  * width carries an argument. */
 static struct arch_fentry_vec rec_vec(unsigned rec)
 {
-	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16, false };
+	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16, false,
+				     ARCH_FENTRY_VEC2_REGS };
 	unsigned n = DYNCALL_FN_REC_VEC_NREGS(rec);
+	/* ppc64le's second register file (v2..): all without the count */
+	unsigned n2 = rec & DYNCALL_FN_REC_VEC2_COUNT ?
+			      DYNCALL_FN_REC_VEC2_NREGS(rec) :
+			      ARCH_FENTRY_VEC2_REGS;
 
 	if (rec & DYNCALL_FN_REC_NO_VEC) {
-		if (!(rec & DYNCALL_FN_REC_VEC_COUNT)) {
-			v.n = 0;
+		if (!(rec &
+		      (DYNCALL_FN_REC_VEC_COUNT | DYNCALL_FN_REC_VEC2_COUNT))) {
+			v.n = v.n2 = 0;
 			v.upper_dead = true;
 		}
-	} else if ((rec & DYNCALL_FN_REC_VEC_COUNT) && n >= 1 &&
-		   n <= ARCH_FENTRY_VEC_REGS) {
+	} else if ((rec & DYNCALL_FN_REC_VEC_COUNT) &&
+		   n <= ARCH_FENTRY_VEC_REGS && n2 <= ARCH_FENTRY_VEC2_REGS &&
+		   (n >= 1 || n2 >= 1)) {
 		v.n = n;
+		v.n2 = n2;
 		v.upper_dead = true;
 	}
 	if (rec & DYNCALL_FN_REC_VEC_ZMM)
@@ -323,7 +332,7 @@ static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 			return v;
 	if (v.n && v.width > 16)
 		v.upper_dead = false;
-	v.n = 0;
+	v.n = v.n2 = 0;
 	return v;
 }
 
@@ -339,6 +348,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 
 	for (j = f->jfs; j; j = j->next)
 		if (j->resume == resume && j->n == n && j->vec.n == vec.n &&
+		    j->vec.n2 == vec.n2 &&
 		    (!vec.n || j->vec.width == vec.width) &&
 		    j->vec.upper_dead == vec.upper_dead &&
 		    !memcmp(j->hd, f->w.h, n * sizeof(f->w.h[0])) &&
@@ -1953,16 +1963,17 @@ DC_EXPORT int dyncall_fn_flags(const void *fn, unsigned *flags)
 		struct arch_fentry_vec abi = rec_vec(f->rec_flags);
 		struct arch_fentry_vec v = want_vec(f);
 
-		if (!abi.n)
+		if (!abi.n && !abi.n2)
 			*flags |= DYNCALL_FN_NO_VEC_ABI;
 		if (f->rec_flags & DYNCALL_FN_REC_VARIADIC)
 			*flags |= DYNCALL_FN_VARIADIC_ABI;
 		*flags |= abi.n << DYNCALL_FN_VEC_NREGS_SHIFT;
+		*flags |= abi.n2 << DYNCALL_FN_VEC2_NREGS_SHIFT;
 		if (abi.width == 32)
 			*flags |= DYNCALL_FN_VEC_YMM;
 		if (abi.width == 64)
 			*flags |= DYNCALL_FN_VEC_ZMM;
-		if (f->w.nh && v.n)
+		if (f->w.nh && (v.n || v.n2))
 			*flags |= DYNCALL_FN_VEC_SAVED;
 	} else {
 		s = DYNCALL_ERR_NOFN;

@@ -72,6 +72,10 @@
  * a function without a record: struct arch_fentry_vec.n) */
 #define ARCH_FENTRY_VEC_REGS 8
 #endif
+#ifndef ARCH_FENTRY_VEC2_REGS
+/* ppc64le: the second register file's (v2..) "all": arch_fentry_vec.n2 */
+#define ARCH_FENTRY_VEC2_REGS 0
+#endif
 #ifndef ARCH_FENTRY_NEAR_SIZE
 #define ARCH_FENTRY_NEAR_SIZE 0 /* no code near the entry needed */
 #define ARCH_FENTRY_NEAR_SHARED 0
@@ -336,6 +340,7 @@ struct arch_fentry_vec {
 	 * vzeroupper, so that its SSE code and the handlers run without
 	 * dirty upper state). */
 	bool upper_dead;
+	unsigned n2; /* ppc64le: v2 .. v(n2+1) (n: f1 .. fn); 0 elsewhere */
 };
 size_t arch_fentry_jf_size(unsigned n);
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,

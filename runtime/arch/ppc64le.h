@@ -22,6 +22,8 @@
 #define ARCH_FENTRY_NEAR_SHARED 0
 #define ARCH_FENTRY_TARGET_CHECK 1 /* a redirect target keeps the TOC   */
 #define ARCH_FENTRY_XRAY 1      /* Clang's XRay entry sleds, too         */
+#define ARCH_FENTRY_VEC_REGS 13 /* f1-f13 (arch_fentry_vec.n)            */
+#define ARCH_FENTRY_VEC2_REGS 12 /* v2-v13 (arch_fentry_vec.n2)          */
 #define ARCH_HAS_CALLERS 1      /* redirects rewrite listed b/bl sites   */
 #define ARCH_CALLER_BEFORE 0    /* R_PPC64_REL24's word is the b/bl      */
 #define ARCH_CALLER_AFTER 4

@@ -96,6 +96,28 @@
 
 extern const char dc_fentry_tramp[] DC_HIDDEN; /* ppc64le_prologue.S */
 extern const char dc_fentry_tramp_novec[] DC_HIDDEN; /* no FPR, VR saves */
+/* f1..f2, f1..f4, f1..f8, f1..f13 and no VR */
+extern const char dc_fentry_tramp_f2[] DC_HIDDEN;
+extern const char dc_fentry_tramp_f4[] DC_HIDDEN;
+extern const char dc_fentry_tramp_f8[] DC_HIDDEN;
+extern const char dc_fentry_tramp_f13[] DC_HIDDEN;
+
+/* The trampoline that saves at least f1..f(n) and v2..v(n2+1) (the
+ * record's counts, arch_fentry_vec): no copy per count, the FPR counts
+ * rounded up to 2, 4, 8 or 13 (2 instructions per register saved and
+ * restored), any VR: all of them. */
+static const char *tramp_for(struct arch_fentry_vec vec)
+{
+	if (vec.n2)
+		return dc_fentry_tramp;
+	if (!vec.n)
+		return dc_fentry_tramp_novec;
+	if (vec.n <= 2)
+		return dc_fentry_tramp_f2;
+	if (vec.n <= 4)
+		return dc_fentry_tramp_f4;
+	return vec.n <= 8 ? dc_fentry_tramp_f8 : dc_fentry_tramp_f13;
+}
 
 static uint32_t word(uintptr_t a)
 {
@@ -342,7 +364,9 @@ static void put64(uint8_t *p, uint64_t v)
  *           mtctr r12                entry computes libdyncall's TOC)
  *           bctr
  *   +16:    .quad dc_fentry_tramp (_novec: no FPR and VR saves, when
- *           every handler was hooked with DYNCALL_FN_NO_VEC)
+ *           every handler was hooked with DYNCALL_FN_NO_VEC or the
+ *           function's record says it takes nothing there; _f2 .. _f13:
+ *           the first FPRs its record counts, no VR: tramp_for)
  *   desc:   .quad resume, fn, n      read by the trampoline
  *           .quad h_0, data_0, h_1, data_1, ...
  *
@@ -368,9 +392,7 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	put32(buf + 4, INSN_LD_R12_16);
 	put32(buf + 8, INSN_MTCTR_R12);
 	put32(buf + 12, INSN_BCTR);
-	put64(buf + JF_LIT,
-	      (uint64_t)(uintptr_t)(vec.n ? dc_fentry_tramp :
-					    dc_fentry_tramp_novec));
+	put64(buf + JF_LIT, (uint64_t)(uintptr_t)tramp_for(vec));
 	put64(buf + JF_DESC, resume);
 	put64(buf + JF_DESC + 8, fn);
 	put64(buf + JF_DESC + 16, n);
