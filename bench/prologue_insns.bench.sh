@@ -31,7 +31,7 @@ for arch in ${ARCHES:-aarch64 ppc64le}; do
     [ "$cc" = clang-19 ] && target=(--target="$triple")
     exe=$out/$arch-$cc
     # -Wl,--emit-relocs: the caller table (what --dyncall-prologues links
-    # with), so that redirectsite measures a rewritten `bl` on aarch64
+    # with), so that redirectsite measures a rewritten `bl` (aarch64, ppc64le)
     "$build/bin/dyncall-cc" "$cc" "${target[@]}" -O2 "$here/prologue_insns.c" -o "$exe" -Wl,--emit-relocs 2> /dev/null
     printf '%s %s:' "$arch" "$cc"
     for mode in plain nops hook hooknovec hook100 hook2 hook10 direct redirect directsite redirectsite nopsd hookd nopsd8 hookd8; do

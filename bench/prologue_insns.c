@@ -16,9 +16,9 @@
  *     direct    g called directly
  *     redirectsite, directsite  the same with a direct `bl f` / `bl g` in
  *               the loop instead of the call through a pointer: the
- *               redirect rewrites the `bl f` (aarch64: the program is
- *               linked with --emit-relocs, docs/prologues.md "Redirects at
- *               the call sites"; ppc64le keeps the entry path)
+ *               redirect rewrites the `bl f` (aarch64, ppc64le: the
+ *               program is linked with --emit-relocs, docs/prologues.md
+ *               "Redirects at the call sites")
  *     nopsd hookd    fd(double): its prologue alone, one handler (aarch64:
  *               the record says v0, the trampoline saves q0-q1)
  *     nopsd8 hookd8  fd8(eight doubles): the record says v0-v7, all saved

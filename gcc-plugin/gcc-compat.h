@@ -163,6 +163,12 @@ static_assert(STATIC_CHAIN_REGNUM == 11,
 #define dyncall_ibt_enabled() false
 #define dyncall_bti_enabled() false
 #define dyncall_c_abi_p(fntype) true
+/* rs6000's fregno and vregno: the next floating-point (f1-f13) and
+ * AltiVec/VSX (v2-v13) argument register function_arg_advance would give
+ * out (each can run past the last one: capped by the caller) */
+#define dyncall_vec_args_used() ((int)(crtl->args.info.fregno - FP_ARG_MIN_REG))
+#define dyncall_vec2_args_used()                                               \
+	((int)(crtl->args.info.vregno - ALTIVEC_ARG_MIN_REG))
 
 #else
 #error "dyncall_gcc: unsupported target (x86-64, aarch64, ppc64le ELFv2)"

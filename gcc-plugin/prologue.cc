@@ -271,6 +271,8 @@ DYNCALL_PASS(dyncall_pfe_align, rtl_opt_pass, RTL_PASS, "dyncall_pfe_align",
 
 #if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
 static void (*target_function_prologue)(FILE *);
+static void print_fn_record(FILE *file, tree fn, unsigned flags);
+static bool vec_record_flags(tree fn, unsigned *flags);
 
 static bool entry_patchable(tree fn)
 {
@@ -289,6 +291,7 @@ static bool entry_patchable(tree fn)
 static void ppc64le_function_prologue(FILE *file)
 {
 	static unsigned n;
+	unsigned flags;
 
 	target_function_prologue(file);
 	if (!current_function_decl || !entry_patchable(current_function_decl))
@@ -300,18 +303,21 @@ static void ppc64le_function_prologue(FILE *file)
 		"%u\n\t.popsection\n",
 		n);
 	n++;
+	/* its function record, also with -fplugin-arg-<name>-disable */
+	if (vec_record_flags(current_function_decl, &flags))
+		print_fn_record(file, current_function_decl, flags);
 }
 #endif
 
-#if DYNCALL_ARCH == DYNCALL_ARCH_X86_64 || DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 /*
- * x86-64 and aarch64: one struct dyncall_fn_record (abi.h, docs/abi.md
- * "Function records") per patchable function saying which vector argument
- * registers its prototype uses: DYNCALL_FN_REC_NO_VEC (none: the
- * runtime's jump function leaves the vector saves out), else
- * DYNCALL_FN_REC_VEC_COUNT with n (it saves xmm0..n-1, q0..n-1 only),
- * DYNCALL_FN_REC_VARIADIC (n = 8), and (x86-64) DYNCALL_FN_REC_VEC_YMM/ZMM
- * when a vector wider than 16 bytes may be in one, and
+ * One struct dyncall_fn_record (abi.h, docs/abi.md "Function records") per
+ * patchable function saying which vector argument registers its prototype
+ * uses: DYNCALL_FN_REC_NO_VEC (none: the runtime's jump function leaves
+ * the vector saves out), else DYNCALL_FN_REC_VEC_COUNT with n (it saves
+ * xmm0..n-1, q0..n-1 only; ppc64le: f1..fn, and with
+ * DYNCALL_FN_REC_VEC2_COUNT's m, v2..v(m+1)), DYNCALL_FN_REC_VARIADIC
+ * (n = 8; ppc64le 13 and 12), and (x86-64) DYNCALL_FN_REC_VEC_YMM/ZMM
+ * when a vector wider than 16 bytes may be in one, and (x86-64, aarch64)
  * DYNCALL_FN_REC_INT_COUNT with the integer argument registers it
  * receives (int_record_flags).  Decided at final, on
  * the function being output (an IPA clone has its own, final parameters),
@@ -321,16 +327,28 @@ static void ppc64le_function_prologue(FILE *file)
  * them).  Another calling convention (ms_abi, interrupt,
  * no_caller_saved_registers; aarch64_vector_pcs, SVE) or a thunk: no
  * record, the safe default.  A COMDAT function's record joins its group.
+ * ppc64le (rs6000's fregno, vregno): a double one FPR, an IBM long double
+ * two, each member of a homogeneous float aggregate one; a vector,
+ * __float128 or each member of a homogeneous vector aggregate one VR.
  */
 #if DYNCALL_ARCH == DYNCALL_ARCH_X86_64
 #define VEC_ARG_REGS DYNCALL_X86_64_VEC_ARG_REGS
 #define INT_ARG_REGS DYNCALL_X86_64_INT_ARG_REGS
-#else
+#define VEC2_ARG_REGS 0
+#define dyncall_vec2_args_used() 0
+#elif DYNCALL_ARCH == DYNCALL_ARCH_AARCH64
 #define VEC_ARG_REGS DYNCALL_AARCH64_VEC_ARG_REGS
 #define INT_ARG_REGS DYNCALL_AARCH64_INT_ARG_REGS
+#define VEC2_ARG_REGS 0
+#define dyncall_vec2_args_used() 0
+#else
+#define VEC_ARG_REGS DYNCALL_PPC64LE_FPR_ARG_REGS
+#define VEC2_ARG_REGS DYNCALL_PPC64LE_VR_ARG_REGS
 #endif
 
+#if DYNCALL_ARCH != DYNCALL_ARCH_PPC64LE
 static void (*target_function_prologue)(FILE *);
+#endif
 
 /* The widest vector type in a parameter (bytes; 0: none). */
 static unsigned widest_vector(tree t, int depth)
@@ -370,6 +388,10 @@ static unsigned widest_vector(tree t, int depth)
  * with a static chain (r10, x18) or a count out of range. */
 static unsigned int_record_flags(tree fn)
 {
+#if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
+	(void)fn; /* not described on ppc64le: every register saved */
+	return 0;
+#else
 	tree fntype = TREE_TYPE(fn);
 	int used = dyncall_int_args_used();
 	unsigned flags;
@@ -382,6 +404,7 @@ static unsigned int_record_flags(tree fn)
 	if (DYNCALL_ARCH == DYNCALL_ARCH_AARCH64 && cfun->returns_struct)
 		flags |= DYNCALL_FN_REC_INT_X8;
 	return flags;
+#endif
 }
 
 /* The record's flags (abi.h enum dyncall_fn_record_flags); false: no
@@ -391,24 +414,34 @@ static bool vec_record_flags(tree fn, unsigned *flags)
 	tree fntype = TREE_TYPE(fn);
 	static const char *const attrs[] = { "ms_abi", "interrupt",
 					     "no_caller_saved_registers" };
-	int used = dyncall_vec_args_used();
-	unsigned n, w = 0;
+	int used = dyncall_vec_args_used(), used2 = dyncall_vec2_args_used();
+	unsigned n, m, w = 0;
 
-	if (!dyncall_c_abi_p(fntype) || cfun->is_thunk || used < 0)
+	if (!dyncall_c_abi_p(fntype) || cfun->is_thunk || used < 0 || used2 < 0)
 		return false;
 	for (const char *a : attrs)
 		if (lookup_attribute(a, TYPE_ATTRIBUTES(fntype)) ||
 		    lookup_attribute(a, DECL_ATTRIBUTES(fn)))
 			return false;
 	n = stdarg_p(fntype) ? VEC_ARG_REGS : (unsigned)used;
-	if (n > VEC_ARG_REGS)
+	m = stdarg_p(fntype) ? VEC2_ARG_REGS : (unsigned)used2;
+	if (DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE) {
+		/* ppc64le: the counters run past the last register for the
+		 * arguments that go to the stack */
+		n = MIN(n, (unsigned)VEC_ARG_REGS);
+		m = MIN(m, (unsigned)VEC2_ARG_REGS);
+	}
+	if (n > VEC_ARG_REGS || m > VEC2_ARG_REGS)
 		return false;
 	*flags = int_record_flags(fn);
-	if (!n) {
+	if (!n && !m) {
 		*flags |= DYNCALL_FN_REC_NO_VEC;
 		return true;
 	}
 	*flags |= DYNCALL_FN_REC_VEC_COUNT | n << DYNCALL_FN_REC_VEC_SHIFT;
+	if (DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE)
+		*flags |= DYNCALL_FN_REC_VEC2_COUNT |
+			  m << DYNCALL_FN_REC_VEC2_SHIFT;
 	if (stdarg_p(fntype))
 		*flags |= DYNCALL_FN_REC_VARIADIC;
 	/* aarch64 passes a vector wider than 16 bytes by reference */
@@ -423,6 +456,7 @@ static bool vec_record_flags(tree fn, unsigned *flags)
 	return true;
 }
 
+#if DYNCALL_ARCH != DYNCALL_ARCH_PPC64LE
 /* The function has patchable entry NOPs (the attribute, else the
  * option's N of N,M). */
 static bool has_patchable_entry(tree fn)
@@ -437,18 +471,13 @@ static bool has_patchable_entry(tree fn)
 	return flag_patchable_function_entry &&
 	       strtoul(flag_patchable_function_entry, NULL, 10) > 0;
 }
+#endif
 
-static void records_function_prologue(FILE *file)
+/* fn's record, in a section SHF_LINK_ORDER to it (its group's, COMDAT). */
+static void print_fn_record(FILE *file, tree fn, unsigned flags)
 {
-	tree fn = current_function_decl;
-	const char *name;
-	unsigned flags;
+	const char *name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
 
-	target_function_prologue(file);
-	if (!fn || !has_patchable_entry(fn) || pfe_refused(fn) ||
-	    !vec_record_flags(fn, &flags))
-		return;
-	name = XSTR(XEXP(DECL_RTL(fn), 0), 0);
 	fputs("\t.pushsection " DYNCALL_FN_RECORDS_SECTION, file);
 	if (DECL_COMDAT_GROUP(fn)) { /* dropped with the group's other copies */
 		fputs(",\"awoG\",@progbits,", file);
@@ -462,6 +491,18 @@ static void records_function_prologue(FILE *file)
 	fputs("\n\t.p2align 3\n\t.8byte ", file);
 	assemble_name(file, name);
 	fprintf(file, "\n\t.4byte %u\n\t.4byte 0\n\t.popsection\n", flags);
+}
+
+#if DYNCALL_ARCH != DYNCALL_ARCH_PPC64LE
+static void records_function_prologue(FILE *file)
+{
+	tree fn = current_function_decl;
+	unsigned flags;
+
+	target_function_prologue(file);
+	if (fn && has_patchable_entry(fn) && !pfe_refused(fn) &&
+	    vec_record_flags(fn, &flags))
+		print_fn_record(file, fn, flags);
 }
 #endif
 

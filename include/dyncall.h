@@ -395,7 +395,8 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  * (docs/prologues.md, "Vector registers"), in *flags:
  *   DYNCALL_FN_NO_VEC_ABI  the compiler recorded that fn takes no argument
  *       in vector registers (a dyncall plugin build, abi.h
- *       __dyncall_fn_records; x86-64, aarch64): its jump function never saves them,
+ *       __dyncall_fn_records; x86-64, aarch64; ppc64le: no floating-point
+ *       and no vector register): its jump function never saves them,
  *       whatever the handlers' flags;
  *   DYNCALL_FN_VEC_SAVED   fn has handlers and its jump function saves the
  *       vector argument registers its prototype uses: regs->vec[0 ..
@@ -406,7 +407,9 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  *   DYNCALL_FN_VEC_NREGS(*flags)  the number of vector argument registers
  *       fn's prototype uses as far as the runtime knows (x86-64 xmm,
  *       aarch64 v: 0 to 8, 8 when the compiler recorded nothing or fn is
- *       variadic);
+ *       variadic; ppc64le: the floating-point registers f1.., 0 to 13);
+ *   DYNCALL_FN_VEC2_NREGS(*flags)  ppc64le: the vector registers v2..
+ *       (0 to 12; 12 when the compiler recorded nothing); 0 elsewhere;
  *   DYNCALL_FN_VARIADIC_ABI  the compiler recorded that fn is variadic;
  *   DYNCALL_FN_VEC_YMM, DYNCALL_FN_VEC_ZMM  the compiler recorded a
  *       vector argument wider than 16 bytes (__m256, __m512): the jump
@@ -436,10 +439,13 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
 #define DYNCALL_FN_INT_NREGS_SHIFT 12
 #define DYNCALL_FN_INT_NREGS(flags) \
 	(((flags) >> DYNCALL_FN_INT_NREGS_SHIFT) & 15u)
+#define DYNCALL_FN_VEC2_NREGS_SHIFT 16
+#define DYNCALL_FN_VEC2_NREGS(flags) \
+	(((flags) >> DYNCALL_FN_VEC2_NREGS_SHIFT) & 15u)
 int dyncall_fn_flags(const void *fn, unsigned *flags);
 
 /* Redirects at the call sites (docs/prologues.md, "Redirects at the call
- * sites"; x86-64, aarch64): while fn is redirected and has no handlers,
+ * sites"; x86-64, aarch64, ppc64le): while fn is redirected and has no handlers,
  * the direct calls and jumps of fn in its own module that the module's
  * file lists (linked with --emit-relocs: dyncall-cc --dyncall-prologues
  * does) call the target themselves; every other call still reaches it
@@ -448,18 +454,26 @@ int dyncall_fn_flags(const void *fn, unsigned *flags);
  *               first needed it); DYNCALL_ERR_NORELOCS: the file lists no
  *               relocations; DYNCALL_ERR_BUILDID: the file is not the
  *               mapped image (no build-id, or another one);
- *               DYNCALL_ERR_UNSUPPORTED: not on this arch (ppc64le)
+ *               DYNCALL_ERR_UNSUPPORTED: not on this arch
  *   sites       the listed direct calls and jumps of fn
  *   redirected  how many of them call another function now
  *   skipped     how many the last change could not write (other bytes
  *               there, target out of reach, writes refused): they keep
  *               reaching fn's entry, which stays correct
+ *   skipped_status  why (the first reason; DYNCALL_OK when none was
+ *               skipped): DYNCALL_ERR_BYTES other bytes there,
+ *               DYNCALL_ERR_RANGE the target out of the branch's reach,
+ *               DYNCALL_ERR_MPROTECT writes refused; ppc64le, every site
+ *               of fn: DYNCALL_ERR_INVAL the target is in another module
+ *               or sets up another TOC, DYNCALL_ERR_BYTES its local
+ *               entry is not known
  * DYNCALL_ERR_NOFN if fn is not a registered patchable function. */
 struct dyncall_fn_callers {
 	int status;
 	unsigned sites;
 	unsigned redirected;
 	unsigned skipped;
+	int skipped_status;
 };
 int dyncall_fn_callers(const void *fn, struct dyncall_fn_callers *out);
 

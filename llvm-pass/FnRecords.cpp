@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // One struct dyncall_fn_record (dyncall/abi.h, docs/abi.md "Function
-// records") per patchable function (x86-64 SysV ELF only: emitFnRecords)
-// saying which vector argument registers (xmm0-7) its prototype uses:
+// records") per patchable function (x86-64, aarch64 and ppc64le ELF:
+// emitFnRecords; ppc64le: the functions that get an XRay entry sled, the
+// Clang route of docs/prologues.md) saying which vector argument registers
+// (xmm0-7; v0-v7; f1-f13 and v2-v13) its prototype uses:
 // DYNCALL_FN_REC_NO_VEC (none), or DYNCALL_FN_REC_VEC_COUNT with n (xmm0..n-1;
 // an upper bound counted on the IR types clang lowered the arguments to),
 // DYNCALL_FN_REC_VARIADIC (n = 8) and DYNCALL_FN_REC_VEC_YMM/ZMM for vectors
@@ -189,22 +191,70 @@ static void fnIntUse(const Function &F, bool AArch64, FnVecUse &U) {
   U.IntRegs = (int)N;
 }
 
-/// What F's prototype passes in vector registers (x86-64 SysV): false
-/// for a calling convention this does not know (no record: the runtime's
-/// safe default).
+/// ppc64le ELFv2: the floating-point (Fpr) and vector (Vr) registers a
+/// value of type T takes when passed directly, an upper bound on the IR
+/// types clang lowered it to (a homogeneous aggregate is an array or
+/// struct of its members): float and double one FPR, ppc_fp128 (IBM long
+/// double) two, fp128 (IEEE binary128) one VR, a vector one VR per 16
+/// bytes, aggregates the sum of their elements; integers and pointers
+/// (byval aggregates among them) none.
+static void ppcRegs(Type *T, unsigned &Fpr, unsigned &Vr) {
+  if (T->isPPC_FP128Ty()) {
+    Fpr += 2;
+  } else if (T->isFP128Ty()) {
+    Vr += 1;
+  } else if (T->isFloatingPointTy()) {
+    Fpr += 1;
+  } else if (auto *V = dyn_cast<FixedVectorType>(T)) {
+    Vr += (unsigned)std::min<uint64_t>(
+        (V->getPrimitiveSizeInBits().getFixedValue() + 127) / 128,
+        DYNCALL_PPC64LE_VR_ARG_REGS);
+  } else if (T->isVectorTy()) {
+    Fpr += DYNCALL_PPC64LE_FPR_ARG_REGS;
+    Vr += DYNCALL_PPC64LE_VR_ARG_REGS;
+  } else if (auto *S = dyn_cast<StructType>(T)) {
+    for (Type *E : S->elements())
+      ppcRegs(E, Fpr, Vr);
+  } else if (auto *A = dyn_cast<ArrayType>(T)) {
+    unsigned F = 0, W = 0;
+    ppcRegs(A->getElementType(), F, W);
+    Fpr += (unsigned)std::min<uint64_t>(F * A->getNumElements(),
+                                        DYNCALL_PPC64LE_FPR_ARG_REGS);
+    Vr += (unsigned)std::min<uint64_t>(W * A->getNumElements(),
+                                       DYNCALL_PPC64LE_VR_ARG_REGS);
+  }
+  Fpr = std::min(Fpr, (unsigned)DYNCALL_PPC64LE_FPR_ARG_REGS);
+  Vr = std::min(Vr, (unsigned)DYNCALL_PPC64LE_VR_ARG_REGS);
+}
+
+/// What F's prototype passes in vector registers (x86-64 SysV, AAPCS64,
+/// ppc64le ELFv2): false for a calling convention this does not know (no
+/// record: the runtime's safe default).
 bool fnVecUse(const Function &F, FnVecUse &U) {
   // fastcc: what the optimizer gives internal functions; on x86-64 and
   // aarch64 it assigns registers like C (the types decide, counted below)
   if (F.getCallingConv() != CallingConv::C &&
       F.getCallingConv() != CallingConv::Fast)
     return false;
-  bool AArch64 = Triple(F.getParent()->getTargetTriple()).isAArch64();
+  Triple T(F.getParent()->getTargetTriple());
+  bool AArch64 = T.isAArch64();
   // SVE arguments (scalable vectors, predicates) use z and p registers
   // wider than what the jump function saves: no record
   for (const Argument &A : F.args())
     if (isa<ScalableVectorType>(A.getType()) || A.getType()->isTargetExtTy())
       return false;
   U = FnVecUse();
+  if (T.getArch() == Triple::ppc64le) {
+    if (F.isVarArg()) { // every register: as without a record
+      U.VarArg = true;
+      U.Regs = DYNCALL_PPC64LE_FPR_ARG_REGS;
+      U.Regs2 = DYNCALL_PPC64LE_VR_ARG_REGS;
+      return true;
+    }
+    for (const Argument &A : F.args())
+      ppcRegs(A.getType(), U.Regs, U.Regs2);
+    return true;
+  }
   if (F.isVarArg()) { // %al and up to xmm0-7 from every caller
     U.VarArg = true;
     U.Regs = VecArgRegs;
@@ -230,16 +280,19 @@ bool fnVecUse(const Function &F, FnVecUse &U) {
   return true;
 }
 
-/// Its record's flags (abi.h enum dyncall_fn_record_flags).
-static uint32_t recordFlags(const FnVecUse &U) {
+/// Its record's flags (abi.h enum dyncall_fn_record_flags); Ppc: both
+/// vector counts (DYNCALL_FN_REC_VEC2_COUNT).
+static uint32_t recordFlags(const FnVecUse &U, bool Ppc) {
   uint32_t Fl = 0;
   if (U.IntRegs >= 0)
     Fl = DYNCALL_FN_REC_INT_COUNT |
          (uint32_t)U.IntRegs << DYNCALL_FN_REC_INT_SHIFT |
          (U.X8 ? DYNCALL_FN_REC_INT_X8 : 0);
-  if (!U.Regs && !U.VarArg)
+  if (!U.Regs && !U.Regs2 && !U.VarArg)
     return Fl | DYNCALL_FN_REC_NO_VEC;
   Fl |= DYNCALL_FN_REC_VEC_COUNT | U.Regs << DYNCALL_FN_REC_VEC_SHIFT;
+  if (Ppc)
+    Fl |= DYNCALL_FN_REC_VEC2_COUNT | U.Regs2 << DYNCALL_FN_REC_VEC2_SHIFT;
   if (U.VarArg)
     Fl |= DYNCALL_FN_REC_VARIADIC;
   if (U.Width == 32)
@@ -255,9 +308,29 @@ static bool patchable(const Function &F) {
   return A.isValid() && !A.getValueAsString().getAsInteger(10, N) && N > 0;
 }
 
+/// ppc64le, Clang's route (docs/prologues.md "What the compilers emit
+/// (ppc64le)"): F gets an XRay entry sled, which the runtime patches.
+/// The XRay pass instruments an "xray-always" function, never an
+/// "xray-never" one, and otherwise one of at least the threshold's
+/// instructions: every function with dyncall-cc --dyncall-prologues'
+/// threshold of 1.  Another threshold may leave F without a sled, and a
+/// record naming a function without one fails dyncall-rewrite check
+/// (DC066): no record there.
+static bool xraySled(const Function &F) {
+  StringRef I = F.getFnAttribute("function-instrument").getValueAsString();
+  if (I == "xray-always")
+    return true;
+  if (I == "xray-never" || F.hasFnAttribute("xray-skip-entry"))
+    return false;
+  return F.getFnAttribute("xray-instruction-threshold").getValueAsString() ==
+         "1";
+}
+
 bool emitFnRecords(Module &M) {
   Triple T(M.getTargetTriple());
-  if ((T.getArch() != Triple::x86_64 && T.getArch() != Triple::aarch64) ||
+  bool Ppc = T.getArch() == Triple::ppc64le;
+  if ((T.getArch() != Triple::x86_64 && T.getArch() != Triple::aarch64 &&
+       !Ppc) ||
       !T.isOSBinFormatELF())
     return false;
   LLVMContext &C = M.getContext();
@@ -275,13 +348,14 @@ bool emitFnRecords(Module &M) {
   SmallVector<GlobalValue *, 16> Used;
   for (Function &F : M) {
     FnVecUse U;
-    if (F.isDeclarationForLinker() || !patchable(F) || !fnVecUse(F, U))
+    if (F.isDeclarationForLinker() || !(Ppc ? xraySled(F) : patchable(F)) ||
+        !fnVecUse(F, U))
       continue;
     if (PreLink && (F.isWeakForLinker() || F.hasComdat()))
       continue;
     auto *GV = new GlobalVariable(
         M, RecTy, /*isConstant=*/false, GlobalValue::PrivateLinkage,
-        ConstantStruct::get(RecTy, {&F, ConstantInt::get(I32, recordFlags(U)),
+        ConstantStruct::get(RecTy, {&F, ConstantInt::get(I32, recordFlags(U, Ppc)),
                                     ConstantInt::get(I32, 0)}),
         "__dyncall_fn_record");
     GV->setSection(DYNCALL_FN_RECORDS_SECTION);

@@ -12,11 +12,14 @@
 
 namespace dyncall {
 
-/// What a function's prototype passes in vector registers (x86-64 SysV).
+/// What a function's prototype passes in vector registers (x86-64 SysV,
+/// AAPCS64; ppc64le ELFv2: floating-point and vector registers).
 struct FnVecUse {
-  unsigned Regs = 0;   ///< xmm0..Regs-1 (an upper bound, at most 8)
+  unsigned Regs = 0;   ///< xmm0..Regs-1 (an upper bound, at most 8;
+                       ///< ppc64le: f1..fRegs, at most 13)
+  unsigned Regs2 = 0;  ///< ppc64le: v2..v(Regs2+1), at most 12
   unsigned Width = 16; ///< bytes of the widest vector one may hold
-  bool VarArg = false; ///< variadic: Regs is 8
+  bool VarArg = false; ///< variadic: Regs is 8 (ppc64le: 13 and 12)
   /// Integer argument registers (x86-64 rdi.., aarch64 x0..; an upper
   /// bound), -1: not known, every one (variadic, a static chain, an
   /// argument this does not count).

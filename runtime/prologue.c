@@ -113,6 +113,7 @@ struct dc_fn {
 	unsigned rec_flags; /* its __dyncall_fn_records flags, or 0 */
 	unsigned ncs;
 	unsigned cs_skipped; /* sites the last change could not write */
+	int cs_why; /* why (the first reason), DYNCALL_OK if none */
 	bool on; /* the entry branches to ool */
 	bool ool_done;
 	bool queued;
@@ -139,6 +140,12 @@ struct dc_fmod {
 	int cs_status; /* CS_UNREAD, DYNCALL_OK or why not */
 	struct dc_csite *cs;
 	size_t ncs, cs_cap;
+	/* ppc64le (ARCH_CALLER_TARGET_CHECK): the module's functions whose
+	 * symbol gives a local entry a site may branch to
+	 * (ARCH_CALLER_LOCAL_ENTRY), sorted, read with the sites: the
+	 * address, bit 0 set for an offset of 8 (one entry otherwise) */
+	uintptr_t *lep;
+	size_t nlep;
 	uint8_t bid[64]; /* NT_GNU_BUILD_ID of the mapped image */
 	unsigned bid_len;
 };
@@ -287,7 +294,8 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 /* The vector argument registers f's prototype uses, from its
  * __dyncall_fn_records flags (abi.h enum dyncall_fn_record_flags): none
  * with DYNCALL_FN_REC_NO_VEC, the first n with DYNCALL_FN_REC_VEC_COUNT
- * (a variadic function is recorded with 8), their width from
+ * (a variadic function is recorded with 8; ppc64le: n f1.. and, with
+ * DYNCALL_FN_REC_VEC2_COUNT, n2 v2.., n = 0 allowed then), their width from
  * DYNCALL_FN_REC_VEC_YMM/ZMM; every one, 16 bytes each, without a record
  * (what an old record's or an unknown flag's reader does too) or with a
  * count out of range (a malformed record: the safe default).  upper_dead
@@ -296,17 +304,24 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 static struct arch_fentry_vec rec_vec(unsigned rec)
 {
 	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16, false, false,
-				     ARCH_FENTRY_INT_REGS };
+				     ARCH_FENTRY_INT_REGS, ARCH_FENTRY_VEC2_REGS };
 	unsigned n = DYNCALL_FN_REC_VEC_NREGS(rec);
+	/* ppc64le's second register file (v2..): all without the count */
+	unsigned n2 = rec & DYNCALL_FN_REC_VEC2_COUNT ?
+			      DYNCALL_FN_REC_VEC2_NREGS(rec) :
+			      ARCH_FENTRY_VEC2_REGS;
 
 	if (rec & DYNCALL_FN_REC_NO_VEC) {
-		if (!(rec & DYNCALL_FN_REC_VEC_COUNT)) {
-			v.n = 0;
+		if (!(rec &
+		      (DYNCALL_FN_REC_VEC_COUNT | DYNCALL_FN_REC_VEC2_COUNT))) {
+			v.n = v.n2 = 0;
 			v.upper_dead = true;
 		}
-	} else if ((rec & DYNCALL_FN_REC_VEC_COUNT) && n >= 1 &&
-		   n <= ARCH_FENTRY_VEC_REGS) {
+	} else if ((rec & DYNCALL_FN_REC_VEC_COUNT) &&
+		   n <= ARCH_FENTRY_VEC_REGS && n2 <= ARCH_FENTRY_VEC2_REGS &&
+		   (n >= 1 || n2 >= 1)) {
 		v.n = n;
+		v.n2 = n2;
 		v.upper_dead = true;
 	}
 	if (rec & DYNCALL_FN_REC_VEC_ZMM)
@@ -338,7 +353,7 @@ static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 		return v;
 	if (v.n && v.width > 16)
 		v.upper_dead = false;
-	v.n = 0;
+	v.n = v.n2 = 0;
 	return v;
 }
 
@@ -355,6 +370,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 
 	for (j = f->jfs; j; j = j->next)
 		if (j->resume == resume && j->n == n && j->vec.n == vec.n &&
+		    j->vec.n2 == vec.n2 &&
 		    (!vec.n || j->vec.width == vec.width) &&
 		    j->vec.upper_dead == vec.upper_dead &&
 		    j->vec.int_known == vec.int_known &&
@@ -909,6 +925,7 @@ static void rescan(void)
 			dc_text_forget(m->exec.lo[i], m->exec.hi[i]);
 		dc_free(m->fns, m->nfn * sizeof(*m->fns));
 		dc_free(m->cs, m->cs_cap * sizeof(*m->cs));
+		dc_free(m->lep, m->nlep * sizeof(*m->lep));
 		dc_free(m->path, m->path_len + 1);
 		dc_free(m, sizeof(*m));
 		dropped = true;
@@ -1107,6 +1124,81 @@ static void index_sites(struct dc_fmod *m)
 	}
 }
 
+#if ARCH_CALLER_TARGET_CHECK
+static bool addr_lt(const void *pa, const void *pb)
+{
+	return *(const uintptr_t *)pa < *(const uintptr_t *)pb;
+}
+
+/* m->lep from the file's symbol tables (ppc64le's st_other local-entry
+ * field: ARCH_CALLER_LOCAL_ENTRY); none when out of memory (the sites
+ * then stay on their callee). */
+static void mod_lep(struct dc_fmod *m, const uint8_t *file, size_t size,
+		    const ElfW(Shdr) * shs, unsigned shnum)
+{
+	uintptr_t *out = NULL;
+	size_t n = 0, k = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned s = 0; s < shnum; s++) {
+			const ElfW(Sym) * sy;
+			size_t ns;
+
+			if (shs[s].sh_type != SHT_SYMTAB ||
+			    shs[s].sh_entsize != sizeof(ElfW(Sym)) ||
+			    !sh_ok((const ElfW(Ehdr) *)file, size, &shs[s]))
+				continue;
+			sy = (const ElfW(Sym) *)(file + shs[s].sh_offset);
+			ns = shs[s].sh_size / sizeof(*sy);
+			for (size_t i = 1; i < ns; i++) {
+				int l = ARCH_CALLER_LOCAL_ENTRY(sy[i].st_other);
+
+				if (ELF64_ST_TYPE(sy[i].st_info) != STT_FUNC ||
+				    sy[i].st_shndx == SHN_UNDEF ||
+				    sy[i].st_shndx >= SHN_LORESERVE ||
+				    (l != 0 && l != 8) || (sy[i].st_value & 3))
+					continue;
+				if (out && k < n)
+					out[k] = (m->base + sy[i].st_value) |
+						 (l == 8);
+				k++;
+			}
+		}
+		if (pass || !k)
+			break;
+		n = k;
+		k = 0;
+		out = dc_alloc(n * sizeof(*out));
+		if (!out)
+			return;
+	}
+	if (!out)
+		return;
+	dc_sort(out, n, sizeof(*out), addr_lt);
+	m->lep = out;
+	m->nlep = n;
+}
+
+/* The local entry offset m's symbols give the function at a (0 or 8), or
+ * -1 (no such symbol, or another offset). */
+static int sym_local_entry(const struct dc_fmod *m, uintptr_t a)
+{
+	size_t lo = 0, hi = m->nlep;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((m->lep[mid] & ~(uintptr_t)1) < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->nlep || (m->lep[lo] & ~(uintptr_t)1) != a)
+		return -1;
+	return m->lep[lo] & 1 ? 8 : 0;
+}
+#endif
+
 /* Read m's caller sites from its file (once). */
 static void mod_callers(struct dc_fmod *m)
 {
@@ -1161,6 +1253,9 @@ static void mod_callers(struct dc_fmod *m)
 	}
 	m->ncs = k <= n ? k : n;
 	index_sites(m);
+#if ARCH_CALLER_TARGET_CHECK
+	mod_lep(m, file, size, shs, eh->e_shnum);
+#endif
 out:
 	munmap(file, size);
 }
@@ -1176,6 +1271,20 @@ static void mod_callers(struct dc_fmod *m)
 static uintptr_t sites_want(const struct dc_fn *f)
 {
 	return !f->w.nh && f->w.redirect ? f->w.redirect : f->a.func;
+}
+
+/* May f's sites call `want` directly?  DYNCALL_OK or why not
+ * (arch_caller_target: ppc64le's local entry and TOC rules). */
+static int callers_target(const struct dc_fn *f, uintptr_t want)
+{
+#if ARCH_CALLER_TARGET_CHECK
+	if (want == f->a.func || !f->ncs)
+		return DYNCALL_OK;
+	return arch_caller_target(&f->a, want, sym_local_entry(f->mod, want));
+#else
+	(void)f, (void)want;
+	return DYNCALL_OK;
+#endif
 }
 
 /* --- the API --- */
@@ -1528,6 +1637,9 @@ static void finish_chunk(struct fbatch *fb, size_t base, size_t n)
 		want = f->on ? sites_want(f) : f->a.func;
 		if (want != f->a.func && f->mod->cs_status == CS_UNREAD)
 			mod_callers(f->mod);
+		f->cs_why = callers_target(f, want);
+		if (f->cs_why)
+			want = f->a.func; /* the sites stay `call f` */
 		fb->cs_any |= f->ncs != 0;
 		for (unsigned k = 0; k < f->ncs; k++) {
 			struct dc_point *p = &f->cs[k].p;
@@ -1584,9 +1696,16 @@ static int apply(struct fbatch *fb)
 		struct dc_fn *f = v[i];
 		uintptr_t want = f->on ? sites_want(f) : f->a.func;
 
-		for (unsigned k = 0; k < f->ncs; k++)
-			f->cs_skipped += f->cs[k].p.cur != want ||
-					 f->cs[k].p.status != DYNCALL_OK;
+		for (unsigned k = 0; k < f->ncs; k++) {
+			const struct dc_point *p = &f->cs[k].p;
+
+			if (p->cur == want && p->status == DYNCALL_OK)
+				continue;
+			f->cs_skipped++;
+			if (!f->cs_why) /* (no status: writes refused) */
+				f->cs_why = p->status ? p->status :
+							DYNCALL_ERR_MPROTECT;
+		}
 	}
 	for (size_t i = 0; i < m && !ret; i++)
 		ret = st[i];
@@ -1896,6 +2015,7 @@ DC_EXPORT int dyncall_fn_callers(const void *fn, struct dyncall_fn_callers *out)
 		for (unsigned k = 0; k < f->ncs; k++)
 			out->redirected += f->cs[k].p.cur != f->a.func;
 		out->skipped = f->cs_skipped;
+		out->skipped_status = f->cs_skipped ? f->cs_why : DYNCALL_OK;
 	} else {
 		s = DYNCALL_ERR_NOFN;
 	}
@@ -1918,16 +2038,17 @@ DC_EXPORT int dyncall_fn_flags(const void *fn, unsigned *flags)
 		struct arch_fentry_vec abi = rec_vec(f->rec_flags);
 		struct arch_fentry_vec v = want_vec(f);
 
-		if (!abi.n)
+		if (!abi.n && !abi.n2)
 			*flags |= DYNCALL_FN_NO_VEC_ABI;
 		if (f->rec_flags & DYNCALL_FN_REC_VARIADIC)
 			*flags |= DYNCALL_FN_VARIADIC_ABI;
 		*flags |= abi.n << DYNCALL_FN_VEC_NREGS_SHIFT;
+		*flags |= abi.n2 << DYNCALL_FN_VEC2_NREGS_SHIFT;
 		if (abi.width == 32)
 			*flags |= DYNCALL_FN_VEC_YMM;
 		if (abi.width == 64)
 			*flags |= DYNCALL_FN_VEC_ZMM;
-		if (f->w.nh && v.n)
+		if (f->w.nh && (v.n || v.n2))
 			*flags |= DYNCALL_FN_VEC_SAVED;
 		if (abi.int_known)
 			*flags |= DYNCALL_FN_INT_ABI;

@@ -315,6 +315,18 @@ enum dyncall_fn_record_flags {
 	 * returned in memory); with DYNCALL_FN_REC_INT_COUNT.  Never on
 	 * x86-64 (its sret pointer is rdi, counted in n). */
 	DYNCALL_FN_REC_INT_X8 = 1u << 6,
+	/* ppc64le ELFv2, which has two register files for such arguments:
+	 * DYNCALL_FN_REC_VEC_COUNT's n counts the floating-point registers
+	 * f1 .. fn (0 to 13: a double, each member of a homogeneous float
+	 * aggregate one, an IBM long double two), and this flag's m, flags
+	 * bits 16-19, the vector registers v2 .. v(m+1) (0 to 12: a vector,
+	 * __float128, each member of a homogeneous vector aggregate).  Both
+	 * are set together on ppc64le (n = 0 is then valid when m is not);
+	 * DYNCALL_FN_REC_NO_VEC when both are 0.  A runtime that does not
+	 * know this flag reads n (0 or 9-13: a malformed count, every
+	 * register saved; 1-8: its ppc64le trampoline saves every register
+	 * when any is asked for) safely.  Not used on x86-64 and aarch64. */
+	DYNCALL_FN_REC_VEC2_COUNT = 1u << 7,
 };
 /* n of DYNCALL_FN_REC_VEC_COUNT: flags bits 8-11 */
 #define DYNCALL_FN_REC_VEC_SHIFT 8
@@ -330,9 +342,18 @@ enum dyncall_fn_record_flags {
  * and AAPCS64 (x0-x7) */
 #define DYNCALL_X86_64_INT_ARG_REGS 6
 #define DYNCALL_AARCH64_INT_ARG_REGS 8
+/* m of DYNCALL_FN_REC_VEC2_COUNT: flags bits 16-19 */
+#define DYNCALL_FN_REC_VEC2_SHIFT 16
+#define DYNCALL_FN_REC_VEC2_MASK 15u
+#define DYNCALL_FN_REC_VEC2_NREGS(flags) \
+	(((flags) >> DYNCALL_FN_REC_VEC2_SHIFT) & DYNCALL_FN_REC_VEC2_MASK)
 /* vector argument registers of x86-64 SysV (xmm0-7) and AAPCS64 (v0-v7) */
 #define DYNCALL_X86_64_VEC_ARG_REGS 8
 #define DYNCALL_AARCH64_VEC_ARG_REGS 8
+/* ppc64le ELFv2: floating-point (f1-f13) and vector (v2-v13) argument
+ * registers */
+#define DYNCALL_PPC64LE_FPR_ARG_REGS 13
+#define DYNCALL_PPC64LE_VR_ARG_REGS 12
 
 struct dyncall_fn_record {
 	uint64_t fn;       /* the function (absolute, relocated at load) */

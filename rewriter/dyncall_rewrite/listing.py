@@ -274,6 +274,7 @@ def prologue_record(an: Analysis, p: PrologueInfo, callers: dict[int, int] | Non
         "no_vec": p.no_vec,
         "sled": p.sled,
         "vec_regs": p.vec_regs,
+        "vec2_regs": p.vec2_regs,
         "vec_width": p.vec_width,
         "variadic": p.variadic,
         "int_regs": p.int_regs,
@@ -314,6 +315,7 @@ def format_prologue(r: dict[str, Any]) -> str:
         + f" novec={'yes' if r['no_vec'] else 'no'} sled={r['sled']}"
         f" vecregs={'-' if r['vec_regs'] is None else r['vec_regs']}"
         + (f" vecwidth={r['vec_width']}" if r["vec_width"] != 16 else "")
+        + (f" vec2regs={r['vec2_regs']}" if r.get("vec2_regs") is not None else "")
         + (" variadic" if r["variadic"] else "")
         + ("" if r["int_regs"] is None else f" intregs={r['int_regs']}" + ("+x8" if r["int_x8"] else ""))
     )

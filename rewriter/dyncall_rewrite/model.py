@@ -74,6 +74,7 @@ class PrologueInfo:
     no_vec: bool = False  # a __dyncall_fn_records record flags it DYNCALL_FN_REC_NO_VEC
     sled: str = "nops"  # nops (__patchable_function_entries) or xray (an xray_instr_map entry sled)
     vec_regs: int | None = None  # vector argument registers its record says it uses (None: no record)
+    vec2_regs: int | None = None  # ppc64le: vector registers v2.. (None: not in the record)
     vec_width: int = 16  # bytes of them to keep (32: ymm, 64: zmm)
     variadic: bool = False  # its record flags it DYNCALL_FN_REC_VARIADIC
     int_regs: int | None = None  # integer argument registers its record says it receives (None: no record)

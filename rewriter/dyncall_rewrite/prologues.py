@@ -384,6 +384,7 @@ class FnRecordContext:
     diagnostics: list[Diagnostic]
     entries: dict[int, PrologueInfo]  # function entry -> its valid record
     int_arg_regs: int = abi.DYNCALL_X86_64_INT_ARG_REGS  # the arch's integer argument registers
+    ppc64le: bool = False  # two counts: f1-f13 (n) and v2-v13 (m)
 
     def report(self, addr: int | None, msg: str, index: int | None = None) -> None:
         self.diagnostics.append(Diagnostic("DC066", addr, msg, index, abi.DYNCALL_FN_RECORDS_SECTION))
@@ -421,10 +422,11 @@ def fn_record_names_an_entry(ctx: FnRecordContext, rec: tuple[int, int]) -> bool
         ctx.report(addr, f"{what}, not the entry of a registered patchable function", i)
         return False
     flags = int.from_bytes(raw[:4], "little")
-    n = fn_record_vec_regs(flags)
-    if n is None:
+    counts = fn_record_vec_regs_ppc64le(flags) if ctx.ppc64le else (fn_record_vec_regs(flags), None)
+    if counts[0] is None:
         what = f"function record #{i} has flags 0x{flags:x}"
-        ctx.report(addr, f"{what}: a vector register count not in 1..8", i)
+        limits = "1..13 (f1-f13) and 0..12 (v2-v13), not both 0" if ctx.ppc64le else "1..8"
+        ctx.report(addr, f"{what}: a vector register count not in {limits}", i)
         return False
     ints = fn_record_int_regs(flags, ctx.int_arg_regs)
     if ints is None:
@@ -438,7 +440,7 @@ def fn_record_names_an_entry(ctx: FnRecordContext, rec: tuple[int, int]) -> bool
         return False
     if flags & abi.DYNCALL_FN_REC_NO_VEC:
         p.no_vec = True
-    p.vec_regs = n
+    p.vec_regs, p.vec2_regs = counts
     p.int_regs = ints
     p.int_x8 = ints is not None and bool(flags & abi.DYNCALL_FN_REC_INT_X8)
     p.vec_width = 16
@@ -477,6 +479,27 @@ def fn_record_int_regs(flags: int, limit: int) -> int | None:
     return n
 
 
+def fn_record_vec_regs_ppc64le(flags: int) -> tuple[int | None, int | None]:
+    """ppc64le: the floating-point (f1..) and vector (v2..) argument
+    registers a record's flags say the function uses: (0, None) with
+    NO_VEC; (n, m) with VEC_COUNT and VEC2_COUNT (n 0-13, m 0-12, not both
+    0), (n, None) with VEC_COUNT alone (n 1-13: every vector register
+    saved); (13, None), the runtime's default, with neither; (None, None)
+    when malformed."""
+    n = flags >> abi.DYNCALL_FN_REC_VEC_SHIFT & abi.DYNCALL_FN_REC_VEC_MASK
+    m = flags >> abi.DYNCALL_FN_REC_VEC2_SHIFT & abi.DYNCALL_FN_REC_VEC2_MASK
+    count, count2 = abi.DYNCALL_FN_REC_VEC_COUNT, abi.DYNCALL_FN_REC_VEC2_COUNT
+    if flags & abi.DYNCALL_FN_REC_NO_VEC:
+        return (None, None) if flags & (count | count2) else (0, None)
+    if not flags & count:
+        return (None, None) if flags & count2 else (abi.DYNCALL_PPC64LE_FPR_ARG_REGS, None)
+    if not flags & count2:
+        return (n, None) if 1 <= n <= abi.DYNCALL_PPC64LE_FPR_ARG_REGS else (None, None)
+    if n > abi.DYNCALL_PPC64LE_FPR_ARG_REGS or m > abi.DYNCALL_PPC64LE_VR_ARG_REGS or not n + m:
+        return None, None
+    return n, m
+
+
 def check_fn_records(an: Analysis) -> None:
     """Run the DC066 rules on __dyncall_fn_records (abi.h struct
     dyncall_fn_record, 16 bytes), if the image has it, after the
@@ -487,9 +510,10 @@ def check_fn_records(an: Analysis) -> None:
     if sec is None:
         return
     entries = {p.function: p for p in an.prologues if p.function is not None and p.state == "ok"}
-    aarch64 = an.backend.name == "aarch64"
-    limit = abi.DYNCALL_AARCH64_INT_ARG_REGS if aarch64 else abi.DYNCALL_X86_64_INT_ARG_REGS
-    ctx = FnRecordContext(img, an.diagnostics, entries, limit)
+    x86_64 = an.backend.name == "x86_64"
+    # aarch64 x0-x7 (ppc64le r3-r10: the runtime's ARCH_FENTRY_INT_REGS)
+    limit = abi.DYNCALL_X86_64_INT_ARG_REGS if x86_64 else abi.DYNCALL_AARCH64_INT_ARG_REGS
+    ctx = FnRecordContext(img, an.diagnostics, entries, limit, an.backend.name == "ppc64le")
     if not RULES.diagnose("fn-record-table", ctx, sec):
         return
     for i in range(sec.size // abi.FN_RECORD_SIZE):

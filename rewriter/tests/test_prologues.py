@@ -280,3 +280,33 @@ def test_cli_list_prologues(tmp_path: object, capsys: pytest.CaptureFixture[str]
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
+
+
+def test_fn_record_counts_ppc64le() -> None:
+    """ppc64le records (abi.h DYNCALL_FN_REC_VEC2_COUNT): f1..fn and
+    v2..v(m+1); n = 0 only with a vector count; out of range, or NO_VEC
+    with a count: malformed."""
+    from dyncall_rewrite import abi
+    from dyncall_rewrite.prologues import fn_record_vec_regs_ppc64le as counts
+
+    def rec(n: int, m: int | None, extra: int = 0) -> int:
+        f = abi.DYNCALL_FN_REC_VEC_COUNT | n << abi.DYNCALL_FN_REC_VEC_SHIFT | extra
+        if m is not None:
+            f |= abi.DYNCALL_FN_REC_VEC2_COUNT | m << abi.DYNCALL_FN_REC_VEC2_SHIFT
+        return f
+
+    assert counts(abi.DYNCALL_FN_REC_NO_VEC) == (0, None)
+    assert counts(0) == (13, None)  # no flag: the runtime's default
+    assert counts(rec(1, 0)) == (1, 0)
+    assert counts(rec(0, 1)) == (0, 1)
+    assert counts(rec(13, 12, abi.DYNCALL_FN_REC_VARIADIC)) == (13, 12)
+    assert counts(rec(3, None)) == (3, None)
+    for bad in (
+        rec(0, 0),
+        rec(14, 0),
+        rec(1, 13),
+        rec(0, None),
+        rec(1, 0, abi.DYNCALL_FN_REC_NO_VEC),
+        abi.DYNCALL_FN_REC_VEC2_COUNT,
+    ):
+        assert counts(bad) == (None, None), hex(bad)

@@ -77,6 +77,10 @@
  * record's DYNCALL_FN_REC_INT_COUNT may say (struct arch_fentry_vec.ints) */
 #define ARCH_FENTRY_INT_REGS 8
 #endif
+#ifndef ARCH_FENTRY_VEC2_REGS
+/* ppc64le: the second register file's (v2..) "all": arch_fentry_vec.n2 */
+#define ARCH_FENTRY_VEC2_REGS 0
+#endif
 #ifndef ARCH_FENTRY_NEAR_SIZE
 #define ARCH_FENTRY_NEAR_SIZE 0 /* no code near the entry needed */
 #define ARCH_FENTRY_NEAR_SHARED 0
@@ -305,6 +309,24 @@ bool arch_caller_reloc(uint32_t type, uintptr_t field, uintptr_t *site,
 		       enum arch_op *op, int64_t *bias);
 #endif
 
+/* May f's listed sites call `target` directly (phase B of a pure
+ * redirect)?  `local`: the local entry offset that f's module's symbol
+ * table gives a function at target (ARCH_CALLER_LOCAL_ENTRY(st_other):
+ * 0 or 8), or -1 (none, or another).  DYNCALL_OK,
+ * or why the sites stay `call f` (reaching target through f's entry,
+ * which stays correct).  ppc64le: a site enters the target's local entry
+ * with the caller's TOC, so the target must be in f's module with f's
+ * TOC and a known local entry (ppc64le_prologue.c).  An arch that leaves
+ * ARCH_CALLER_TARGET_CHECK 0 rewrites to any target (the range is
+ * arch_branch_plan's business, per site). */
+#ifndef ARCH_CALLER_TARGET_CHECK
+#define ARCH_CALLER_TARGET_CHECK 0
+#endif
+#if ARCH_CALLER_TARGET_CHECK
+int arch_caller_target(const struct arch_fentry *f, uintptr_t target,
+		       int local);
+#endif
+
 /* Generated code.  A jump function: run handlers h[0..n) with data d[i]
  * (guard, registers), then continue at resume; returns its size
  * (<= arch_fentry_jf_size(n)).  vec: which vector argument registers to
@@ -332,6 +354,7 @@ struct arch_fentry_vec {
 	 * without a record.  An arch may save more. */
 	bool int_known;
 	unsigned ints; /* 0 .. ARCH_FENTRY_INT_REGS, with int_known */
+	unsigned n2; /* ppc64le: v2 .. v(n2+1) (n: f1 .. fn); 0 elsewhere */
 };
 size_t arch_fentry_jf_size(unsigned n);
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,

@@ -639,3 +639,45 @@ void arch_flush_icache(uintptr_t addr, size_t len)
 
 
 /* Function-entry patching: ppc64le_prologue.c. */
+
+/*
+ * A caller site from a relocation the linker kept (arch.h
+ * arch_caller_reloc; docs/prologues.md "Redirects at the call sites",
+ * ppc64le).  R_PPC64_REL24 fills the li24 of a `b` or `bl` (AA = 0) and
+ * nothing else; r_offset is the instruction word.  What the linker made
+ * of `bl f` (+ the `nop` the compiler put after a call it could not prove
+ * local):
+ *
+ *   f shares the caller's TOC (same module, same TOC group):
+ *     site:    010010 <li24 -> f+L> 01   bl f+L    L: f's local entry
+ *              60000000 nop (or no nop)             offset (st_other)
+ *   anything else (PLT call, another TOC group, out of reach):
+ *     site:    010010 <li24 -> stub> 01  bl stub   (plt_call,
+ *              e8410018 ld r2, 24(r1)               long_branch[_r2off])
+ *
+ * The caller's arch_branch_read reports a branch to f+8 right after a
+ * global-entry prologue as "f" (the function), so with bias 0 it keeps
+ * exactly the first form: the destination is S + A with the local entry
+ * offset the prologue shows; a stub is not f and is skipped (refused:
+ * nothing else is ever written there).  The word after the branch is not
+ * read: it is the caller's (a `nop`, the TOC restore of another call, or
+ * the next instruction of a static callee's caller), and a direct branch
+ * to the local entry neither saves nor changes r2.  R_PPC64_REL24_NOTOC
+ * (Power10 pc-relative callers, whose r2 is not a TOC) is not taken.
+ */
+#define R_PPC64_REL24_ 10
+bool arch_caller_reloc(uint32_t type, uintptr_t field, uintptr_t *site,
+		       enum arch_op *op, int64_t *bias)
+{
+	uint32_t i;
+
+	if (type != R_PPC64_REL24_ || (field & 3) || is_suffix(field))
+		return false;
+	i = insn_at(field) & MASK_B;
+	if (i != INSN_BL && i != INSN_B)
+		return false;
+	*site = field;
+	*op = i == INSN_BL ? ARCH_OP_CALL : ARCH_OP_JMP;
+	*bias = 0;
+	return true;
+}

@@ -22,6 +22,20 @@
 #define ARCH_FENTRY_NEAR_SHARED 0
 #define ARCH_FENTRY_TARGET_CHECK 1 /* a redirect target keeps the TOC   */
 #define ARCH_FENTRY_XRAY 1      /* Clang's XRay entry sleds, too         */
+#define ARCH_FENTRY_VEC_REGS 13 /* f1-f13 (arch_fentry_vec.n)            */
+#define ARCH_FENTRY_VEC2_REGS 12 /* v2-v13 (arch_fentry_vec.n2)          */
+#define ARCH_HAS_CALLERS 1      /* redirects rewrite listed b/bl sites   */
+#define ARCH_CALLER_BEFORE 0    /* R_PPC64_REL24's word is the b/bl      */
+#define ARCH_CALLER_AFTER 4
+#define ARCH_CALLER_TARGET_CHECK 1 /* local entry, TOC: arch_caller_target */
+/* A symbol's local entry offset for a direct branch from a TOC caller:
+ * st_other's local-entry field 0 is one entry that keeps r2 (0), 2-6 an
+ * offset of 1 << v bytes; 1 ("r2 not kept": such callers need the
+ * linker's TOC-save stub) and 7 (reserved) give -1 */
+#define ARCH_CALLER_LOCAL_ENTRY(st_other)                                \
+	((((st_other) >> 5) & 7) == 0 ? 0 :                              \
+	 (((st_other) >> 5) & 7) == 1 || (((st_other) >> 5) & 7) == 7 ? -1 : \
+					  1 << (((st_other) >> 5) & 7))
 /* ELFv2: a function symbol's local entry offset (st_other bits 5..7). */
 #define ARCH_LOCAL_ENTRY(st_other)                                       \
 	((((st_other) >> 5) & 7) >= 2 ? 1u << (((st_other) >> 5) & 7) : 0u)

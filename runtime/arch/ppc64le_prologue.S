@@ -16,9 +16,13 @@
  * entry nop, or a redirect target (its global entry).
  * dc_fentry_tramp_novec is the same without the f1-f13 and v2-v13 saves,
  * for jump functions whose handlers were all hooked with
- * DYNCALL_FN_NO_VEC (the function takes no floating-point or vector
- * argument, or the handlers leave those registers alone): regs->fpr and
- * regs->vec are then not filled in, and writing them has no effect.
+ * DYNCALL_FN_NO_VEC or whose function's record says it takes no
+ * floating-point or vector argument: regs->fpr and regs->vec are then not
+ * filled in, and writing them has no effect.  dc_fentry_tramp_f2, _f4,
+ * _f8, _f13 save f1 up to that register and no vector register, for a
+ * function whose record counts that many FPRs and no VR (abi.h
+ * DYNCALL_FN_REC_VEC2_COUNT): regs->fpr past them and regs->vec are not
+ * filled in.
  */
 #define HDR 96          /* back chain, CR, LR, TOC save, param save area */
 #define REGS HDR        /* struct dyncall_regs                           */
@@ -39,9 +43,9 @@
 
 	.abiversion 2
 	.text
-/* The trampoline; vec 0: without the FPR and VR saves (every handler
- * hooked with DYNCALL_FN_NO_VEC). */
-	.macro	FENTRY_TRAMP name, vec
+/* The trampoline; fpr: f1..f(fpr) saved and restored (0-13), vr: v2..v13
+ * too (0 or 1). */
+	.macro	FENTRY_TRAMP name, fpr, vr
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -70,20 +74,12 @@
 	std	29, F_R29(1)
 	std	30, F_R30(1)
 	std	31, F_R31(1)
-	.if \vec
-	stfd	1, REGS+R_FPR+0(1)
-	stfd	2, REGS+R_FPR+8(1)
-	stfd	3, REGS+R_FPR+16(1)
-	stfd	4, REGS+R_FPR+24(1)
-	stfd	5, REGS+R_FPR+32(1)
-	stfd	6, REGS+R_FPR+40(1)
-	stfd	7, REGS+R_FPR+48(1)
-	stfd	8, REGS+R_FPR+56(1)
-	stfd	9, REGS+R_FPR+64(1)
-	stfd	10, REGS+R_FPR+72(1)
-	stfd	11, REGS+R_FPR+80(1)
-	stfd	12, REGS+R_FPR+88(1)
-	stfd	13, REGS+R_FPR+96(1)
+	.set	i, 1
+	.rept	\fpr
+	stfd	i, REGS+R_FPR+8*(i-1)(1)
+	.set	i, i+1
+	.endr
+	.if \vr
 	li	0, REGS+R_VEC+0
 	stvx	2, 1, 0
 	li	0, REGS+R_VEC+16
@@ -148,20 +144,12 @@
 	ld	8, REGS+40(1)
 	ld	9, REGS+48(1)
 	ld	10, REGS+56(1)
-	.if \vec
-	lfd	1, REGS+R_FPR+0(1)
-	lfd	2, REGS+R_FPR+8(1)
-	lfd	3, REGS+R_FPR+16(1)
-	lfd	4, REGS+R_FPR+24(1)
-	lfd	5, REGS+R_FPR+32(1)
-	lfd	6, REGS+R_FPR+40(1)
-	lfd	7, REGS+R_FPR+48(1)
-	lfd	8, REGS+R_FPR+56(1)
-	lfd	9, REGS+R_FPR+64(1)
-	lfd	10, REGS+R_FPR+72(1)
-	lfd	11, REGS+R_FPR+80(1)
-	lfd	12, REGS+R_FPR+88(1)
-	lfd	13, REGS+R_FPR+96(1)
+	.set	i, 1
+	.rept	\fpr
+	lfd	i, REGS+R_FPR+8*(i-1)(1)
+	.set	i, i+1
+	.endr
+	.if \vr
 	li	0, REGS+R_VEC+0
 	lvx	2, 1, 0
 	li	0, REGS+R_VEC+16
@@ -204,8 +192,12 @@
 	.size	\name, .-\name
 	.endm
 
-	FENTRY_TRAMP dc_fentry_tramp, 1
-	FENTRY_TRAMP dc_fentry_tramp_novec, 0
+	FENTRY_TRAMP dc_fentry_tramp, 13, 1
+	FENTRY_TRAMP dc_fentry_tramp_novec, 0, 0
+	FENTRY_TRAMP dc_fentry_tramp_f2, 2, 0
+	FENTRY_TRAMP dc_fentry_tramp_f4, 4, 0
+	FENTRY_TRAMP dc_fentry_tramp_f8, 8, 0
+	FENTRY_TRAMP dc_fentry_tramp_f13, 13, 0
 
 /* The symbol Clang's XRay entry sleds call (`bl __xray_FunctionEntry`,
  * ppc64le_prologue.c arch_fentry_probe_xray): the sled's first word

@@ -96,6 +96,28 @@
 
 extern const char dc_fentry_tramp[] DC_HIDDEN; /* ppc64le_prologue.S */
 extern const char dc_fentry_tramp_novec[] DC_HIDDEN; /* no FPR, VR saves */
+/* f1..f2, f1..f4, f1..f8, f1..f13 and no VR */
+extern const char dc_fentry_tramp_f2[] DC_HIDDEN;
+extern const char dc_fentry_tramp_f4[] DC_HIDDEN;
+extern const char dc_fentry_tramp_f8[] DC_HIDDEN;
+extern const char dc_fentry_tramp_f13[] DC_HIDDEN;
+
+/* The trampoline that saves at least f1..f(n) and v2..v(n2+1) (the
+ * record's counts, arch_fentry_vec): no copy per count, the FPR counts
+ * rounded up to 2, 4, 8 or 13 (2 instructions per register saved and
+ * restored), any VR: all of them. */
+static const char *tramp_for(struct arch_fentry_vec vec)
+{
+	if (vec.n2)
+		return dc_fentry_tramp;
+	if (!vec.n)
+		return dc_fentry_tramp_novec;
+	if (vec.n <= 2)
+		return dc_fentry_tramp_f2;
+	if (vec.n <= 4)
+		return dc_fentry_tramp_f4;
+	return vec.n <= 8 ? dc_fentry_tramp_f8 : dc_fentry_tramp_f13;
+}
 
 static uint32_t word(uintptr_t a)
 {
@@ -211,6 +233,48 @@ bool arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target)
 	       a.dli_fbase == b.dli_fbase;
 }
 
+/*
+ * May f's listed call sites branch to `target` directly (arch.h
+ * arch_caller_target; docs/prologues.md "ppc64le: redirects at the call
+ * sites")?  A listed site is `bl f+L` / `b f+L`: the linker sent it to
+ * f's local entry because the caller's r2 is f's TOC.  Rewritten, it
+ * enters the target's local entry with that same r2, skipping the
+ * target's TOC set-up, so:
+ *   1. the target must be in f's module (DYNCALL_ERR_INVAL): its TOC is
+ *      the one the module's callers hold;
+ *   2. its local entry must be the one the module's symbol table gives
+ *      (`local`, from st_other) and the one arch_branch_plan writes
+ *      (DYNCALL_ERR_BYTES otherwise): target + 8 after one of
+ *      ppc64le_gep.h's TOC set-ups (offset 8), or the target itself
+ *      when it has none (offset 0: one entry that keeps r2).  Anything
+ *      else may set r2 from r12, which a `bl` does not hold, or not keep
+ *      r2 (field 1: its callers need the linker's TOC-save stub), or
+ *      have its local entry elsewhere;
+ *   3. when f and the target both set up a TOC, the same one (another TOC
+ *      group of GNU ld's multi-TOC: DYNCALL_ERR_INVAL).  When f sets none,
+ *      the caller's r2 is the module's TOC: the assumption
+ *      arch_fentry_target_ok already makes for the redirect itself (the
+ *      target returns to f's callers with its own r2).
+ * A refusal leaves the sites `bl f+L`: f's patched entry still leads to
+ * the target.  The reach (+-32 MiB) is checked per site when it is
+ * planned (arch_branch_plan: DYNCALL_ERR_RANGE).
+ */
+int arch_caller_target(const struct arch_fentry *f, uintptr_t target, int local)
+{
+	uintptr_t tt = (target & 3) ? 0 : gep_toc(target);
+	uintptr_t ft = f->func != f->site ? gep_toc(f->func) : 0;
+	Dl_info a, b;
+
+	if (!dladdr((void *)f->func, &a) || !dladdr((void *)target, &b) ||
+	    a.dli_fbase != b.dli_fbase)
+		return DYNCALL_ERR_INVAL;
+	if (local != (tt ? 8 : 0))
+		return DYNCALL_ERR_BYTES;
+	if (ft && tt && ft != tt)
+		return DYNCALL_ERR_INVAL;
+	return DYNCALL_OK;
+}
+
 void arch_fentry_set_near(struct arch_fentry *f, uintptr_t near)
 {
 	f->slot = near;
@@ -300,7 +364,9 @@ static void put64(uint8_t *p, uint64_t v)
  *           mtctr r12                entry computes libdyncall's TOC)
  *           bctr
  *   +16:    .quad dc_fentry_tramp (_novec: no FPR and VR saves, when
- *           every handler was hooked with DYNCALL_FN_NO_VEC)
+ *           every handler was hooked with DYNCALL_FN_NO_VEC or the
+ *           function's record says it takes nothing there; _f2 .. _f13:
+ *           the first FPRs its record counts, no VR: tramp_for)
  *   desc:   .quad resume, fn, n      read by the trampoline
  *           .quad h_0, data_0, h_1, data_1, ...
  *
@@ -326,9 +392,7 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	put32(buf + 4, INSN_LD_R12_16);
 	put32(buf + 8, INSN_MTCTR_R12);
 	put32(buf + 12, INSN_BCTR);
-	put64(buf + JF_LIT,
-	      (uint64_t)(uintptr_t)(vec.n ? dc_fentry_tramp :
-					    dc_fentry_tramp_novec));
+	put64(buf + JF_LIT, (uint64_t)(uintptr_t)tramp_for(vec));
 	put64(buf + JF_DESC, resume);
 	put64(buf + JF_DESC + 8, fn);
 	put64(buf + JF_DESC + 16, n);

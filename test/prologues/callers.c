@@ -1,6 +1,6 @@
-// Checks redirects at the call sites (docs/prologues.md "Redirects at the call sites", x86-64 and aarch64): a redirect of a function with no handlers rewrites its direct calls and tail jumps in its module (from the relocations the linker kept: dyncall-cc --dyncall-prologues links with -Wl,--emit-relocs) to the target, byte-checked in memory; re-targeting, a handler added and removed, and restore move them back (restore: byte-identical); a recursive function's own call; a DSO's call of its own hidden function (rewritten) and of its default-visibility one (through its PLT: not listed, reached through the entry); a program linked without the table (--dyncall-no-caller-table), without a build-id, and a DSO whose file was replaced after the dlopen (another build-id) get no caller rewriting and the same results. Every function redirected to its own original gives the plain build's output. GCC 12, GCC 11, Clang; PIE and not; -fcf-protection; LTO (Clang with lld, GCC); aarch64 GCC 12 and Clang (BTI) under qemu.
+// Checks redirects at the call sites (docs/prologues.md "Redirects at the call sites", x86-64, aarch64 and ppc64le): a redirect of a function with no handlers rewrites its direct calls and tail jumps in its module (from the relocations the linker kept: dyncall-cc --dyncall-prologues links with -Wl,--emit-relocs) to the target, byte-checked in memory; re-targeting, a handler added and removed, and restore move them back (restore: byte-identical); a recursive function's own call; a DSO's call of its own hidden function (rewritten) and of its default-visibility one (through its PLT: not listed, reached through the entry); a program linked without the table (--dyncall-no-caller-table), without a build-id, and a DSO whose file was replaced after the dlopen (another build-id) get no caller rewriting and the same results. Every function redirected to its own original gives the plain build's output. GCC 12, GCC 11, Clang; PIE and not; -fcf-protection; LTO (Clang with lld, GCC); aarch64 GCC 12 and Clang (BTI) under qemu; ppc64le GCC 12 (plugin) and Clang (XRay sleds) under qemu, PIE and not, where a site enters the target's local entry: targets without a TOC set-up (patchable or not) rewritten, a target whose symbol says it does not keep r2 and one of another module refused with the reason in skipped_status.
 // REQUIRES: x86_64, dyncall-runtime
-// (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
+// (the x86-64 builds run natively; the aarch64 and ppc64le ones when qemu and the cross runtime and GCC plugin are there)
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %clang -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/plain-lib.so
 // RUN: %clang -O2 -I%src_root/include %s -o %t/plain -ldl %libdyncall_ldflags
@@ -93,6 +93,37 @@
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE < %t/a64-clang.out %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ grep '^results' %t/a64-clang.out | diff %t/plain.out - %}
 //
+// ppc64le under qemu (GCC 12 with the plugin, Clang's XRay sleds; PIE and
+// -no-pie): the linker sent `bl f`/`b f` to f's local entry, past its TOC
+// set-up (R_PPC64_REL24 to f + 0, the branch to f+8); rewritten by one
+// 32-bit store each to the target's local entry when the target has the
+// caller's TOC (the lines checked with the PPC64LE prefix: targets without a
+// TOC set-up, patchable or not, and the ones refused: a function whose
+// symbol says it does not keep r2, one of another module).
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 -ffunction-sections %s -o %t/ppc-gcc -ldl %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ llvm-objdump -d --no-show-raw-insn --disassemble-symbols=caller,tail %t/ppc-gcc | FileCheck %s --check-prefix=DIS-PPC64LE %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ llvm-readelf -r %t/ppc-gcc | FileCheck %s --check-prefix=RELA-PPC64LE %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/ppc-gcc-lib.so %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t/ppc-gcc %t/ppc-gcc-lib.so > %t/ppc-gcc.out %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE,PPC64LE < %t/ppc-gcc.out %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ grep '^results' %t/ppc-gcc.out | diff %t/plain.out - %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 -ffunction-sections -no-pie %s -o %t/ppc-gcc-nopie -ldl %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le -E CALLERS_FOREIGN=1 %t/ppc-gcc-nopie %t/ppc-gcc-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE,FOREIGN,PPC64LE %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -ffunction-sections %s -o %t/ppc-clang -ldl %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ llvm-objdump -d --no-show-raw-insn --disassemble-symbols=caller,tail %t/ppc-clang | FileCheck %s --check-prefix=DIS-PPC64LE %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -fPIC -shared %S/Inputs/callers-lib.c -o %t/ppc-clang-lib.so %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t/ppc-clang %t/ppc-clang-lib.so > %t/ppc-clang.out %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE,PPC64LE < %t/ppc-clang.out %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ grep '^results' %t/ppc-clang.out | diff %t/plain.out - %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -ffunction-sections -no-pie %s -o %t/ppc-clang-nopie -ldl %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le -E CALLERS_FOREIGN=1 %t/ppc-clang-nopie %t/ppc-clang-lib.so | FileCheck %s --check-prefixes=CHECK,TABLE,RECSITE,FOREIGN,PPC64LE %}
+// DIS-PPC64LE: <caller>:
+// DIS-PPC64LE: bl {{.*}} <f+0x8>
+// DIS-PPC64LE: <tail>:
+// DIS-PPC64LE: b {{.*}} <f+0x8>
+// RELA-PPC64LE: Relocation section '.rela.text'
+// RELA-PPC64LE: R_PPC64_REL24 {{.*}} f + 0
+//
 // Without -ffunction-sections GNU as resolves GCC's `jmp f` to a function
 // of the same section itself: no relocation, so the tail jump is not
 // listed and keeps reaching the target through f's entry.
@@ -166,6 +197,24 @@
 // FOREIGN-NEXT: put back: restore f 0
 // FOREIGN-NEXT: caller 16 tail 18 pointer 15
 // FOREIGN-NEXT: bytes: caller, tail as built 1 1
+// PPC64LE-NEXT: ppc: f sets up a TOC 1, g 1, f_notoc 0, g_notoc 0
+// PPC64LE-NEXT: redirect f -> g_notoc: 0 caller 3026
+// PPC64LE-NEXT: bytes: caller->g_notoc 1
+// PPC64LE-NEXT: f: table 0 sites [[N:[0-9]+]] rewritten [[N]] skipped 0 why 0
+// PPC64LE-NEXT: redirect f_notoc -> g: 0 caller_notoc 1016
+// PPC64LE-NEXT: bytes: caller_notoc->g 1
+// PPC64LE-NEXT: f_notoc: table 0 sites 1 rewritten 1 skipped 0 why 0
+// PPC64LE-NEXT: redirect f -> g_plain: 0 caller 4016
+// PPC64LE-NEXT: bytes: caller->g_plain 1
+// PPC64LE-NEXT: f: table 0 sites [[N]] rewritten [[N]] skipped 0 why 0
+// PPC64LE-NEXT: redirect f -> g_r2: 0 caller 6016
+// PPC64LE-NEXT: bytes: caller->f 1
+// PPC64LE-NEXT: f: table 0 sites [[N]] rewritten 0 skipped [[N]] why -6
+// PPC64LE-NEXT: redirect f -> lnotoc: 0 caller 5016
+// PPC64LE-NEXT: bytes: caller->f 1
+// PPC64LE-NEXT: f: table 0 sites [[N]] rewritten 0 skipped [[N]] why -1
+// PPC64LE-NEXT: restore f, f_notoc: 0 0 caller 16 caller_notoc 26
+// PPC64LE-NEXT: bytes: caller->f 1 caller_notoc->f_notoc 1
 // CHECK-NEXT: every function redirected to its original: 0
 #include <dlfcn.h>
 #include <stdint.h>
@@ -196,6 +245,28 @@ NOINLINE long rec_v2(long n)
 
 	return 1 + orig(n);
 }
+
+/* ppc64le: functions that set up no TOC (local entry = global entry: no
+ * global variable), one of them not patchable; the empty asm keeps Clang
+ * from inferring them pure and merging calls across a redirect */
+#define IMPURE() __asm__ volatile("" ::: "memory")
+NOINLINE long f_notoc(long x) { IMPURE(); return x * 5; }
+NOINLINE long g_notoc(long x) { IMPURE(); return x * 5 + 3000; }
+NOINLINE long caller_notoc(long x) { return f_notoc(x) + 1; }
+DYNCALL_NOT_PATCHABLE NOINLINE long g_plain(long x)
+{
+	IMPURE();
+	return x * 3 + 4000;
+}
+#ifdef __powerpc64__
+/* a function whose symbol says it does not keep r2 (st_other local-entry
+ * field 1; it does keep it): a TOC caller may reach it only through the
+ * linker's TOC-save stub, so a site is never sent there */
+long g_r2(long x);
+__asm__(".text\n.globl g_r2\n.type g_r2, @function\n.p2align 2\n"
+	"g_r2:\n.localentry g_r2, 1\n\tmulli 3, 3, 3\n"
+	"\taddi 3, 3, 6000\n\tblr\n.size g_r2, .-g_r2\n");
+#endif
 
 /* what rec(n) returns while redirected to rec_v2: its own calls (listed
  * sites or not) reach rec_v2 too */
@@ -307,6 +378,70 @@ static void encode(unsigned char *insn, const unsigned char *site,
 	    ((uint32_t)(((unsigned char *)dest - site) / 4) & 0x03ffffffu);
 	memcpy(insn, &w, 4);
 }
+#elif defined(__powerpc64__)
+#define OP_CALL 0x48000001u /* bl */
+#define OP_JMP 0x48000000u  /* b */
+#define INSN_LEN 4
+
+/* A direct b/bl enters a function at its local entry: past the
+ * `addis r2,r12` (PIE, DSO) or `lis r2` (-no-pie) + `addi r2,r2` TOC
+ * set-up when it has one. */
+static unsigned char *local_entry(void *fn)
+{
+	uint32_t w[2];
+
+	memcpy(w, fn, 8);
+	if (((w[0] & 0xffff0000u) == 0x3c4c0000u ||
+	     (w[0] & 0xffff0000u) == 0x3c400000u) &&
+	    (w[1] & 0xffff0000u) == 0x38420000u)
+		return (unsigned char *)fn + 8;
+	return fn;
+}
+
+static unsigned char *b_dest(const unsigned char *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	return (unsigned char *)p + ((int32_t)((w & 0x03fffffcu) << 6) >> 6);
+}
+
+static unsigned char *find_site(void *fn, void *dest, unsigned op)
+{
+	unsigned char *p = fn;
+
+	for (int i = 0; i < 256; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, p + i, 4);
+		if ((w & 0xfc000003u) == op &&
+		    b_dest(p + i) == local_entry(dest))
+			return p + i;
+	}
+	return NULL;
+}
+
+static int goes(const unsigned char *site, void *dest)
+{
+	uint32_t w;
+
+	if (!site)
+		return 0;
+	memcpy(&w, site, 4);
+	return (w & 0xfc000002u) == 0x48000000u &&
+	       b_dest(site) == local_entry(dest);
+}
+
+static void encode(unsigned char *insn, const unsigned char *site,
+		   void *dest)
+{
+	uint32_t w;
+
+	memcpy(&w, site, 4);
+	w = (w & 0xfc000003u) |
+	    ((uint32_t)(local_entry(dest) - site) & 0x03fffffcu);
+	memcpy(insn, &w, 4);
+}
 #endif
 
 /* f: its sites are caller's, tail's and however many calls of f the
@@ -383,6 +518,58 @@ static void foreign(unsigned char *sc, const unsigned char *bc,
 	printf("\nbytes: caller, tail as built %d %d\n", !memcmp(sc, bc, INSN_LEN),
 	       !memcmp(st, bt, INSN_LEN));
 }
+
+#ifdef __powerpc64__
+static void why(const char *name, void *fn)
+{
+	struct dyncall_fn_callers c;
+	int s = dyncall_fn_callers(fn, &c);
+
+	printf("%s: table %d sites %u rewritten %u skipped %u why %d\n", name,
+	       s ? s : c.status, c.sites, c.redirected, c.skipped,
+	       c.skipped_status);
+}
+
+/* Which targets a site may branch to directly (arch_caller_target): the
+ * local entry of a function of the module with the caller's TOC. */
+static void ppc_targets(const unsigned char *sc, long (*lnotoc)(long))
+{
+	const unsigned char *sn = find_site(caller_notoc, f_notoc, OP_CALL);
+	int r, r2;
+
+	printf("ppc: f sets up a TOC %d, g %d, f_notoc %d, g_notoc %d\n",
+	       local_entry(f) != (void *)f, local_entry(g) != (void *)g,
+	       local_entry(f_notoc) != (void *)f_notoc,
+	       local_entry(g_notoc) != (void *)g_notoc);
+	r = dyncall_fn_redirect(f, g_notoc);
+	printf("redirect f -> g_notoc: %d caller %ld\n", r, caller(5));
+	printf("bytes: caller->g_notoc %d\n", goes(sc, g_notoc));
+	why("f", f);
+	r = dyncall_fn_redirect(f_notoc, g);
+	printf("redirect f_notoc -> g: %d caller_notoc %ld\n", r,
+	       caller_notoc(5));
+	printf("bytes: caller_notoc->g %d\n", goes(sn, g));
+	why("f_notoc", f_notoc);
+	r = dyncall_fn_redirect(f, g_plain);
+	printf("redirect f -> g_plain: %d caller %ld\n", r, caller(5));
+	printf("bytes: caller->g_plain %d\n", goes(sc, g_plain));
+	why("f", f);
+	r = dyncall_fn_redirect(f, g_r2);
+	printf("redirect f -> g_r2: %d caller %ld\n", r, caller(5));
+	printf("bytes: caller->f %d\n", goes(sc, f));
+	why("f", f);
+	r = dyncall_fn_redirect(f, lnotoc);
+	printf("redirect f -> lnotoc: %d caller %ld\n", r, caller(5));
+	printf("bytes: caller->f %d\n", goes(sc, f));
+	why("f", f);
+	r = dyncall_fn_restore(f);
+	r2 = dyncall_fn_restore(f_notoc);
+	printf("restore f, f_notoc: %d %d caller %ld", r, r2, caller(5));
+	printf(" caller_notoc %ld\n", caller_notoc(5));
+	printf("bytes: caller->f %d caller_notoc->f_notoc %d\n", goes(sc, f),
+	       goes(sn, f_notoc));
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -463,6 +650,9 @@ int main(int argc, char **argv)
 
 	if (getenv("CALLERS_FOREIGN"))
 		foreign(sc, bc, st, bt);
+#ifdef __powerpc64__
+	ppc_targets(sc, (long (*)(long))lib_fn(5));
+#endif
 
 	/* every function to its own original: the plain build's results */
 	n = dyncall_fn_list(all, 64);

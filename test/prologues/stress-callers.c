@@ -1,6 +1,6 @@
-// Checks redirects at the call sites under load (docs/prologues.md "Redirects at the call sites", x86-64 natively, aarch64 under qemu): 4 threads call 4 patchable functions by direct calls, tail jumps and (x86-64) calls whose rel32 straddles two quadwords (written with the jump-to-self steps, counted; aarch64: every bl and b is one word) that the redirects rewrite (the program is linked with its relocations: dyncall-cc --dyncall-prologues), while another thread redirects them (the sites rewritten to the target), re-targets them (sites back to `call f`, then to the new target), hooks and unhooks them (sites back, then to the target again), restores them (sites back) and hooks and restores them in batches: 130,000 changes natively, 104,000 under qemu. Every call returns the original's or a redirect target's result (no stray call: a torn rel32 would call anywhere), no handler runs twice in one call, and a call made entirely between two changes runs exactly the handlers and reaches exactly the function of the state then (no lost handler, no missed or stale redirect); every pure redirect rewrote all of the function's listed sites; no crash.
+// Checks redirects at the call sites under load (docs/prologues.md "Redirects at the call sites", x86-64 natively, aarch64 and ppc64le under qemu): 4 threads call 4 patchable functions by direct calls, tail jumps and (x86-64) calls whose rel32 straddles two quadwords (written with the jump-to-self steps, counted; aarch64 and ppc64le: every bl and b is one word; ppc64le: functions with and without a TOC set-up, redirected to targets with and without one) that the redirects rewrite (the program is linked with its relocations: dyncall-cc --dyncall-prologues), while another thread redirects them (the sites rewritten to the target), re-targets them (sites back to `call f`, then to the new target), hooks and unhooks them (sites back, then to the target again), restores them (sites back) and hooks and restores them in batches: 130,000 changes natively, 104,000 under qemu. Every call returns the original's or a redirect target's result (no stray call: a torn rel32 would call anywhere), no handler runs twice in one call, and a call made entirely between two changes runs exactly the handlers and reaches exactly the function of the state then (no lost handler, no missed or stale redirect); every pure redirect rewrote all of the function's listed sites; no crash.
 // REQUIRES: x86_64, dyncall-runtime
-// (the x86-64 builds run natively; the aarch64 ones when qemu and the cross runtime and GCC plugin are there)
+// (the x86-64 builds run natively; the aarch64 and ppc64le ones when qemu and the cross runtime and GCC plugin are there)
 // ALLOW_RETRIES: 2
 // (Only for qemu-user, as in stress-hook-redirect.c: its translated-block
 // cache can let a thread finish one stale block across a code write, which
@@ -13,6 +13,10 @@
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 && gcc-plugin-aarch64 %{ %qemu_aarch64 %t.a64-gcc 16000 | FileCheck %s --check-prefix=QEMU %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -mbranch-protection=standard -O2 -ffunction-sections -pthread %s -o %t.a64-clang %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64-clang 16000 | FileCheck %s --check-prefix=QEMU %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 -ffunction-sections -pthread %s -o %t.ppc-gcc %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc-gcc 16000 | FileCheck %s --check-prefix=QEMU %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 -ffunction-sections -pthread %s -o %t.ppc-clang %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le %{ %qemu_ppc64le %t.ppc-clang 16000 | FileCheck %s --check-prefix=QEMU %}
 // NATIVE: changes 130000 errors 0 stray 0 duplicate 0 bad-handler 0 lost 0 unrewritten 0
 // NATIVE-NEXT: calls-ok 1 handled-ok 1 redirected-ok 1 checked-ok 1 sites 3 jump-to-self 1
 // QEMU: changes 104000 errors 0 stray 0 duplicate 0 bad-handler 0 lost 0 unrewritten 0
@@ -37,18 +41,29 @@
 #define NCALLERS 4
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE 32
 
+/* ppc64le: T() reads a global (0), so that the function sets up its TOC
+ * (global entry, local entry at +8); the others have one entry.  The
+ * redirects then go TOC -> TOC, TOC -> none, none -> TOC and none -> none
+ * (a rewritten site enters the target's local entry with the caller's
+ * TOC). */
+#ifdef __powerpc64__
+volatile long zero;
+#define T(v) ((v) + zero)
+#else
+#define T(v) (v)
+#endif
 NOINLINE long f0(long a) { return a * 8 + 0; }
 NOINLINE long f1(long a) { return a * 8 + 1; }
-NOINLINE long f2(long a) { return a * 8 + 2; }
-NOINLINE long f3(long a) { return a * 8 + 3; }
+NOINLINE long f2(long a) { return T(a * 8 + 2); }
+NOINLINE long f3(long a) { return T(a * 8 + 3); }
 /* two redirect targets per function, the same result */
 NOINLINE long r0(long a) { return a * 8 + 4; }
-NOINLINE long r1(long a) { return a * 8 + 5; }
+NOINLINE long r1(long a) { return T(a * 8 + 5); }
 NOINLINE long r2(long a) { return a * 8 + 6; }
-NOINLINE long r3(long a) { return a * 8 + 7; }
-NOINLINE long q0(long a) { return a * 8 + 4; }
+NOINLINE long r3(long a) { return T(a * 8 + 7); }
+NOINLINE long q0(long a) { return T(a * 8 + 4); }
 NOINLINE long q1(long a) { return a * 8 + 5; }
-NOINLINE long q2(long a) { return a * 8 + 6; }
+NOINLINE long q2(long a) { return T(a * 8 + 6); }
 NOINLINE long q3(long a) { return a * 8 + 7; }
 /* tail jumps: `jmp fi` */
 NOINLINE long t0(long a) { return f0(a); }
@@ -69,7 +84,7 @@ long sc0(long), sc1(long), sc2(long), sc3(long);
 	"\tadd $8, %rsp\n\tret\n.size sc" #n ", .-sc" #n "\n"
 __asm__(".text\n" SC(0) SC(1) SC(2) SC(3));
 #else
-#define KINDS 2 /* aarch64: every b/bl is one aligned word */
+#define KINDS 2 /* aarch64, ppc64le: every b/bl is one aligned word */
 #endif
 
 static long (*const fs[NF])(long) = { f0, f1, f2, f3 };

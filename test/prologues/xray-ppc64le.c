@@ -26,8 +26,8 @@
 // RWCHECK: xray: 7 patchable function entries
 // RWCHECK: libxmod.so: 3 patchable function entries
 // RWCHECK-NOT: DC06
-// LIST-DAG: function=0x[[TOC:[0-9a-f]+]]<tocfn> nops=0+28 pad=- hookable=yes state=ok callers=- novec=no sled=xray
-// LIST-DAG: function=0x{{[0-9a-f]+}}<leaf> nops=0+28 pad=- hookable=yes state=ok callers=- novec=no sled=xray
+// LIST-DAG: function=0x[[TOC:[0-9a-f]+]]<tocfn> nops=0+28 pad=- hookable=yes state=ok callers=- novec=yes sled=xray vecregs=0 intregs=8{{$}}
+// LIST-DAG: function=0x{{[0-9a-f]+}}<leaf> nops=0+28 pad=- hookable=yes state=ok callers=- novec=yes sled=xray vecregs=0 intregs=8{{$}}
 // LIST-NOT: problems
 // JSON: "arch": "ppc64le",
 // JSON: "function_symbol": "mod_add",
@@ -36,7 +36,7 @@
 // JSON-NEXT: "entry_nop_bytes": 28,
 // JSON-NEXT: "hookable": true,
 // JSON-NEXT: "state": "ok",
-// JSON-NEXT: "no_vec": false,
+// JSON-NEXT: "no_vec": true,
 // JSON-NEXT: "sled": "xray"
 // the plain build: no dyncall-cc, no sleds (hooking: DYNCALL_ERR_NOFN)
 // RUN: %clang --target=powerpc64le-linux-gnu -O2 -fPIC -shared %S/Inputs/xray-mod.c -o %t/plain/libxmod.so

@@ -23,11 +23,14 @@ HIDDEN NOINLINE long lg(long x) { lib_sink++; return x + 70; }
 NOINLINE long lcaller(long x) { return lf(x) * 2; }
 NOINLINE long lpub(long x) { lib_sink++; return x + 5; }
 NOINLINE long lpubcaller(long x) { return lpub(x) * 2; }
+/* no TOC on ppc64le: a redirect target of another module that
+ * arch_fentry_target_ok accepts (callers.c, PPC) */
+NOINLINE long lnotoc(long x) { return x * 3 + 5000; }
 
 void *lib_fn(int i)
 {
 	void *fns[] = { (void *)lf, (void *)lg, (void *)lcaller, (void *)lpub,
-			(void *)lpubcaller };
+			(void *)lpubcaller, (void *)lnotoc };
 
-	return i >= 0 && i < 5 ? fns[i] : 0;
+	return i >= 0 && i < 6 ? fns[i] : 0;
 }
