@@ -303,8 +303,10 @@ static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
  * width carries an argument. */
 static struct arch_fentry_vec rec_vec(unsigned rec)
 {
-	struct arch_fentry_vec v = { ARCH_FENTRY_VEC_REGS, 16, false, false,
-				     ARCH_FENTRY_INT_REGS, ARCH_FENTRY_VEC2_REGS };
+	struct arch_fentry_vec v = {
+		ARCH_FENTRY_VEC_REGS, 16, false, false, ARCH_FENTRY_INT_REGS,
+		ARCH_FENTRY_VEC2_REGS
+	};
 	unsigned n = DYNCALL_FN_REC_VEC_NREGS(rec);
 	/* ppc64le's second register file (v2..): all without the count */
 	unsigned n2 = rec & DYNCALL_FN_REC_VEC2_COUNT ?
