@@ -169,6 +169,14 @@ static_assert(STATIC_CHAIN_REGNUM == 11,
 #define dyncall_vec_args_used() ((int)(crtl->args.info.fregno - FP_ARG_MIN_REG))
 #define dyncall_vec2_args_used()                                               \
 	((int)(crtl->args.info.vregno - ALTIVEC_ARG_MIN_REG))
+/* rs6000's words: the doublewords of the parameter save area the
+ * parameters took.  ELFv2 gives r3-r10 to its first eight doublewords
+ * whatever goes in them, so an argument in a GPR sits at word < 8 and the
+ * count is words (capped at 8 by the caller): also the ones a double in an
+ * FPR or a vector in a VR shadows (upper bound), the padding before a
+ * quadword-aligned argument, the hidden sret pointer in r3 (the first
+ * parameter assign_parms advances over) and every GPR an aggregate takes. */
+#define dyncall_int_args_used() ((int)crtl->args.info.words)
 
 #else
 #error "dyncall_gcc: unsupported target (x86-64, aarch64, ppc64le ELFv2)"

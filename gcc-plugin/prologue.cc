@@ -317,7 +317,7 @@ static void ppc64le_function_prologue(FILE *file)
  * xmm0..n-1, q0..n-1 only; ppc64le: f1..fn, and with
  * DYNCALL_FN_REC_VEC2_COUNT's m, v2..v(m+1)), DYNCALL_FN_REC_VARIADIC
  * (n = 8; ppc64le 13 and 12), and (x86-64) DYNCALL_FN_REC_VEC_YMM/ZMM
- * when a vector wider than 16 bytes may be in one, and (x86-64, aarch64)
+ * when a vector wider than 16 bytes may be in one, and
  * DYNCALL_FN_REC_INT_COUNT with the integer argument registers it
  * receives (int_record_flags).  Decided at final, on
  * the function being output (an IPA clone has its own, final parameters),
@@ -343,6 +343,7 @@ static void ppc64le_function_prologue(FILE *file)
 #define dyncall_vec2_args_used() 0
 #else
 #define VEC_ARG_REGS DYNCALL_PPC64LE_FPR_ARG_REGS
+#define INT_ARG_REGS DYNCALL_PPC64LE_INT_ARG_REGS
 #define VEC2_ARG_REGS DYNCALL_PPC64LE_VR_ARG_REGS
 #endif
 
@@ -384,18 +385,19 @@ static unsigned widest_vector(tree t, int depth)
  * `this`, __int128 and INTEGER eightbytes of aggregates counted as the
  * caller passes them; aarch64 an even pair's skipped register too, and
  * DYNCALL_FN_REC_INT_X8 when the result is returned in memory, its
- * address in x8); 0 (every register saved) for a variadic function, one
- * with a static chain (r10, x18) or a count out of range. */
+ * address in x8; ppc64le r3.. by the doublewords of the parameter save
+ * area, gcc-compat.h); 0 (every register saved) for a variadic function,
+ * one with a static chain (r10, x18, r11) or a count out of range. */
 static unsigned int_record_flags(tree fn)
 {
-#if DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE
-	(void)fn; /* not described on ppc64le: every register saved */
-	return 0;
-#else
 	tree fntype = TREE_TYPE(fn);
 	int used = dyncall_int_args_used();
 	unsigned flags;
 
+	/* ppc64le: the parameter save area's doublewords, which run past r10
+	 * for the arguments that go to the stack */
+	if (DYNCALL_ARCH == DYNCALL_ARCH_PPC64LE)
+		used = MIN(used, INT_ARG_REGS);
 	if (stdarg_p(fntype) || DECL_STATIC_CHAIN(fn) ||
 	    cfun->static_chain_decl || used < 0 || used > INT_ARG_REGS)
 		return 0;
@@ -404,7 +406,6 @@ static unsigned int_record_flags(tree fn)
 	if (DYNCALL_ARCH == DYNCALL_ARCH_AARCH64 && cfun->returns_struct)
 		flags |= DYNCALL_FN_REC_INT_X8;
 	return flags;
-#endif
 }
 
 /* The record's flags (abi.h enum dyncall_fn_record_flags); false: no

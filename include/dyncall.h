@@ -422,10 +422,12 @@ int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out);
  *       .. n) hold them and writes reach the function; the other entries
  *       of regs->arg (x86-64: and regs->rax) are not filled in and
  *       writing them has no effect (aarch64: the first n rounded up to
- *       a pair, x8 always);
+ *       a pair, x8 always; ppc64le: rounded up to 1, 2, 4 or 8, and
+ *       not r11);
  *   DYNCALL_FN_INT_NREGS(*flags)  the number of integer argument registers
  *       fn receives as far as the runtime knows (x86-64 rdi..r9: 0 to 6,
- *       aarch64 x0-x7: 0 to 8; all of them without DYNCALL_FN_INT_ABI).
+ *       aarch64 x0-x7, ppc64le r3-r10: 0 to 8; all of them without
+ *       DYNCALL_FN_INT_ABI).
  * DYNCALL_ERR_NOFN if fn is not a registered patchable function. */
 #define DYNCALL_FN_NO_VEC_ABI 1u
 #define DYNCALL_FN_VEC_SAVED 2u

@@ -13,8 +13,9 @@
 // an upper bound counted on the IR types clang lowered the arguments to),
 // DYNCALL_FN_REC_VARIADIC (n = 8) and DYNCALL_FN_REC_VEC_YMM/ZMM for vectors
 // wider than 16 bytes, and DYNCALL_FN_REC_INT_COUNT with how many integer
-// argument registers it receives (rdi.., x0..; aarch64 DYNCALL_FN_REC_INT_X8
-// for an sret in x8; none for a variadic function or a static chain). Runs last in the optimizer pipeline, on the final
+// argument registers it receives (rdi.., x0.., r3..; aarch64
+// DYNCALL_FN_REC_INT_X8 for an sret in x8; none for a variadic function or
+// a static chain).  Runs last in the optimizer pipeline, on the final
 // signatures (argument promotion and dead-argument elimination have run); the
 // record's reference to the function is a non-call use, which keeps any later
 // pass (LTO) from changing the signature it describes.  A calling convention
@@ -227,6 +228,121 @@ static void ppcRegs(Type *T, unsigned &Fpr, unsigned &Vr) {
   Vr = std::min(Vr, (unsigned)DYNCALL_PPC64LE_VR_ARG_REGS);
 }
 
+/// ppc64le ELFv2: the bytes of the parameter save area a value of type T
+/// takes when passed directly (the backend's layout of a C call: a
+/// scalar one doubleword, a vector or fp128 a quadword-aligned quadword,
+/// a first-class aggregate its elements one after the other, an array, in
+/// consecutive registers, its elements at their own size and then rounded
+/// to a doubleword), placed at Off (updated): __int128 (i128) at the next
+/// doubleword, an aggregate clang coerced to [N x i128] (16-byte aligned)
+/// at the next quadword.  false: a type this does not know.
+static bool ppcSaveArea(Type *T, uint64_t &Off, int Depth = 0) {
+  if (Depth > 16)
+    return false;
+  auto Place = [&Off](uint64_t Size, uint64_t Al) {
+    Off = alignTo(alignTo(Off, Al) + Size, 8);
+  };
+  if (auto *I = dyn_cast<IntegerType>(T)) {
+    unsigned Bits = I->getBitWidth();
+    if (Bits > 128)
+      return false;
+    Place(Bits > 64 ? 16 : 8, 8); // i128: two doublewords, any pair
+    return true;
+  }
+  if (T->isPointerTy() || T->isFloatTy() || T->isDoubleTy()) {
+    Place(8, 8);
+    return true;
+  }
+  if (T->isPPC_FP128Ty()) { // two doublewords, f1-f2
+    Place(16, 8);
+    return true;
+  }
+  if (T->isFP128Ty()) {
+    Place(16, 16);
+    return true;
+  }
+  if (auto *V = dyn_cast<FixedVectorType>(T)) {
+    if (V->getElementType()->isIntegerTy(1))
+      return false; // masks: not a C type
+    Place(alignTo(V->getPrimitiveSizeInBits().getFixedValue(), 128) / 8, 16);
+    return true;
+  }
+  if (auto *S = dyn_cast<StructType>(T)) { // split into its elements
+    for (Type *E : S->elements())
+      if (!ppcSaveArea(E, Off, Depth + 1))
+        return false;
+    return true;
+  }
+  if (auto *A = dyn_cast<ArrayType>(T)) {
+    // a homogeneous aggregate ([N x double], [N x <4 x i32>]) or an
+    // aggregate clang coerced to [N x i64] / [N x i128]: each element at
+    // its own size (floats packed two to a doubleword)
+    Type *E = A->getElementType();
+    uint64_t Size = 0, Al = 0;
+    if (E->isFloatTy()) {
+      Size = Al = 4;
+    } else if (E->isDoubleTy() || E->isPointerTy() ||
+               (E->isIntegerTy() && E->getIntegerBitWidth() <= 64)) {
+      Size = Al = 8;
+    } else if (E->isPPC_FP128Ty()) {
+      Size = 16;
+      Al = 8;
+    } else if (E->isFP128Ty() || E->isIntegerTy(128)) {
+      Size = Al = 16;
+    } else if (auto *V = dyn_cast<FixedVectorType>(E);
+               V && !V->getElementType()->isIntegerTy(1)) {
+      Size = alignTo(V->getPrimitiveSizeInBits().getFixedValue(), 128) / 8;
+      Al = 16;
+    } else {
+      return false;
+    }
+    Off = alignTo(alignTo(Off, Al) +
+                      Size * std::min<uint64_t>(A->getNumElements(), 1024),
+                  8);
+    return true;
+  }
+  return false; // scalable vectors, target types, x86 types, ...
+}
+
+/// ppc64le ELFv2: F's integer argument registers r3.. (FnVecUse::IntRegs),
+/// an upper bound.  r3-r10 are the first eight doublewords of the
+/// parameter save area, where every argument has its place (also one
+/// passed in an FPR or a VR); an argument in GPRs is in those of its
+/// doublewords, so the count is the doublewords up to the end of the last
+/// argument, capped at 8: `f(double, long)` 2 (the long in r4), a byval
+/// aggregate (copied from GPRs and memory) as many as it takes.  fastcc
+/// (internal functions) gives GPRs to the integer arguments alone, in
+/// order: no more than this.  -1 when the record must not say (variadic;
+/// the static chain r11 or another register an attribute assigns; a type
+/// ppcSaveArea does not know).
+static void ppcIntUse(const Function &F, FnVecUse &U) {
+  uint64_t Off = 0;
+  U.IntRegs = -1;
+  if (F.isVarArg())
+    return;
+  for (const Argument &A : F.args()) {
+    if (A.hasAttribute(Attribute::Nest) ||
+        A.hasAttribute(Attribute::SwiftSelf) ||
+        A.hasAttribute(Attribute::SwiftError) ||
+        A.hasAttribute(Attribute::SwiftAsync) ||
+        A.hasAttribute(Attribute::InAlloca) ||
+        A.hasAttribute(Attribute::Preallocated))
+      return;
+    if (Type *BV = A.getParamByValType()) {
+      const DataLayout &DL = F.getParent()->getDataLayout();
+      uint64_t Al =
+          std::max<uint64_t>(A.getParamAlign().valueOrOne().value(), 8);
+      Off = alignTo(alignTo(Off, Al) + DL.getTypeAllocSize(BV).getFixedValue(),
+                    8);
+    } else if (!ppcSaveArea(A.getType(), Off)) {
+      return;
+    }
+    Off = std::min<uint64_t>(Off, 1u << 20);
+  }
+  U.IntRegs =
+      (int)std::min<uint64_t>((Off + 7) / 8, DYNCALL_PPC64LE_INT_ARG_REGS);
+}
+
 /// What F's prototype passes in vector registers (x86-64 SysV, AAPCS64,
 /// ppc64le ELFv2): false for a calling convention this does not know (no
 /// record: the runtime's safe default).
@@ -253,6 +369,7 @@ bool fnVecUse(const Function &F, FnVecUse &U) {
     }
     for (const Argument &A : F.args())
       ppcRegs(A.getType(), U.Regs, U.Regs2);
+    ppcIntUse(F, U);
     return true;
   }
   if (F.isVarArg()) { // %al and up to xmm0-7 from every caller

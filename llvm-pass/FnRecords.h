@@ -20,9 +20,9 @@ struct FnVecUse {
   unsigned Regs2 = 0;  ///< ppc64le: v2..v(Regs2+1), at most 12
   unsigned Width = 16; ///< bytes of the widest vector one may hold
   bool VarArg = false; ///< variadic: Regs is 8 (ppc64le: 13 and 12)
-  /// Integer argument registers (x86-64 rdi.., aarch64 x0..; an upper
-  /// bound), -1: not known, every one (variadic, a static chain, an
-  /// argument this does not count).
+  /// Integer argument registers (x86-64 rdi.., aarch64 x0.., ppc64le
+  /// r3..; an upper bound), -1: not known, every one (variadic, a static
+  /// chain, an argument this does not count).
   int IntRegs = -1;
   bool X8 = false; ///< aarch64: an indirect result in x8
 };

@@ -292,28 +292,32 @@ enum dyncall_fn_record_flags {
 	/* the same up to bit 511 (__m512 in zmm with AVX-512F); implies
 	 * DYNCALL_FN_REC_VEC_YMM's meaning, set alone or with it */
 	DYNCALL_FN_REC_VEC_ZMM = 1u << 4,
-	/* x86-64 SysV and aarch64 AAPCS64: the function receives arguments
-	 * in exactly the first n integer argument registers and in no other
-	 * integer register, n = DYNCALL_FN_REC_INT_NREGS(flags): x86-64
+	/* x86-64 SysV, aarch64 AAPCS64 and ppc64le ELFv2: the function
+	 * receives arguments in exactly the first n integer argument
+	 * registers and in no other integer register,
+	 * n = DYNCALL_FN_REC_INT_NREGS(flags): x86-64
 	 * rdi, rsi, rdx, rcx, r8, r9 (0 to 6; a hidden sret pointer and C++'s
 	 * `this` are in rdi and counted; __int128 and an aggregate classed
 	 * INTEGER take two or one per eightbyte; one passed in memory none),
 	 * aarch64 x0 .. x(n-1) (0 to 8; an aligned __int128 skips to an even
 	 * register, the skipped one counted; the indirect result register x8
-	 * is DYNCALL_FN_REC_INT_X8, not counted).  An upper bound is allowed
+	 * is DYNCALL_FN_REC_INT_X8, not counted), ppc64le r3 .. r(n+2) (0 to
+	 * 8: the doublewords of the parameter save area up to the last
+	 * argument's end, which r3-r10 shadow whatever goes in them: a double
+	 * in f1 before a long makes 2).  An upper bound is allowed
 	 * (saving more is safe; fewer never).  Only with the default calling
 	 * convention and never with DYNCALL_FN_REC_VARIADIC (a variadic
 	 * callee may read every register) nor for a function with a static
-	 * chain (x86-64 r10, aarch64 x18): with this flag the registers
-	 * beyond the n (x86-64: and rax, r10) carry nothing into the
-	 * function.  The runtime's jump function then saves and restores
+	 * chain (x86-64 r10, aarch64 x18, ppc64le r11): with this flag the
+	 * registers beyond the n (x86-64: and rax, r10; ppc64le: and r11)
+	 * carry nothing into the function.  The runtime's jump function then saves and restores
 	 * those n only (docs/prologues.md "Integer registers"); a runtime
 	 * that does not know the flag saves them all, as without a record.
 	 * n above the arch's count: malformed, everything saved. */
 	DYNCALL_FN_REC_INT_COUNT = 1u << 5,
 	/* aarch64: x8 carries the address of the result (an indirect result,
 	 * returned in memory); with DYNCALL_FN_REC_INT_COUNT.  Never on
-	 * x86-64 (its sret pointer is rdi, counted in n). */
+	 * x86-64 and ppc64le (their sret pointer is rdi, r3: counted in n). */
 	DYNCALL_FN_REC_INT_X8 = 1u << 6,
 	/* ppc64le ELFv2, which has two register files for such arguments:
 	 * DYNCALL_FN_REC_VEC_COUNT's n counts the floating-point registers
@@ -342,6 +346,8 @@ enum dyncall_fn_record_flags {
  * and AAPCS64 (x0-x7) */
 #define DYNCALL_X86_64_INT_ARG_REGS 6
 #define DYNCALL_AARCH64_INT_ARG_REGS 8
+/* ppc64le ELFv2: r3-r10 */
+#define DYNCALL_PPC64LE_INT_ARG_REGS 8
 /* m of DYNCALL_FN_REC_VEC2_COUNT: flags bits 16-19 */
 #define DYNCALL_FN_REC_VEC2_SHIFT 16
 #define DYNCALL_FN_REC_VEC2_MASK 15u

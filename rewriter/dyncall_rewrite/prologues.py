@@ -378,6 +378,16 @@ def _xray_entry(
     return None
 
 
+# The integer argument registers a record's DYNCALL_FN_REC_INT_COUNT may
+# count, per arch (abi.h DYNCALL_<ARCH>_INT_ARG_REGS, the runtime's
+# ARCH_FENTRY_INT_REGS): x86-64 rdi..r9, aarch64 x0-x7, ppc64le r3-r10.
+INT_ARG_REGS = {
+    "x86_64": abi.DYNCALL_X86_64_INT_ARG_REGS,
+    "aarch64": abi.DYNCALL_AARCH64_INT_ARG_REGS,
+    "ppc64le": abi.DYNCALL_PPC64LE_INT_ARG_REGS,
+}
+
+
 @dataclass
 class FnRecordContext:
     image: Image
@@ -385,6 +395,8 @@ class FnRecordContext:
     entries: dict[int, PrologueInfo]  # function entry -> its valid record
     int_arg_regs: int = abi.DYNCALL_X86_64_INT_ARG_REGS  # the arch's integer argument registers
     ppc64le: bool = False  # two counts: f1-f13 (n) and v2-v13 (m)
+    x8: bool = False  # aarch64: DYNCALL_FN_REC_INT_X8 (the indirect result register) is valid
+    image_arch: str = "x86_64"
 
     def report(self, addr: int | None, msg: str, index: int | None = None) -> None:
         self.diagnostics.append(Diagnostic("DC066", addr, msg, index, abi.DYNCALL_FN_RECORDS_SECTION))
@@ -437,6 +449,10 @@ def fn_record_names_an_entry(ctx: FnRecordContext, rec: tuple[int, int]) -> bool
         else:
             why = "an integer register count on a variadic function"
         ctx.report(addr, f"{what}: {why}", i)
+        return False
+    if flags & abi.DYNCALL_FN_REC_INT_X8 and not ctx.x8:
+        what = f"function record #{i} has flags 0x{flags:x}"
+        ctx.report(addr, f"{what}: DYNCALL_FN_REC_INT_X8 (aarch64's x8) on {ctx.image_arch}", i)
         return False
     if flags & abi.DYNCALL_FN_REC_NO_VEC:
         p.no_vec = True
@@ -510,10 +526,10 @@ def check_fn_records(an: Analysis) -> None:
     if sec is None:
         return
     entries = {p.function: p for p in an.prologues if p.function is not None and p.state == "ok"}
-    x86_64 = an.backend.name == "x86_64"
-    # aarch64 x0-x7 (ppc64le r3-r10: the runtime's ARCH_FENTRY_INT_REGS)
-    limit = abi.DYNCALL_X86_64_INT_ARG_REGS if x86_64 else abi.DYNCALL_AARCH64_INT_ARG_REGS
-    ctx = FnRecordContext(img, an.diagnostics, entries, limit, an.backend.name == "ppc64le")
+    arch = an.backend.name
+    ctx = FnRecordContext(
+        img, an.diagnostics, entries, INT_ARG_REGS[arch], arch == "ppc64le", arch == "aarch64", arch
+    )
     if not RULES.diagnose("fn-record-table", ctx, sec):
         return
     for i in range(sec.size // abi.FN_RECORD_SIZE):

@@ -130,6 +130,16 @@ DEFECTS = {
         "\t.quad h\n\t.long 0x6021, 0\n\t.quad k\n\t.long 0x0122, 0\n",
         [("DC066", 0), ("DC066", 1)],
     ),
+    # DYNCALL_FN_REC_INT_X8 (0x40), aarch64's indirect result register, on
+    # x86-64; the same count without it is valid
+    "fn-record-int-x8": (
+        fn("f")
+        + fn("g")
+        + records(".Lrec_f", ".Lrec_g")
+        + '\t.section __dyncall_fn_records,"aw",@progbits\n\t.p2align 3\n'
+        "\t.quad f\n\t.long 0x1061, 0\n\t.quad g\n\t.long 0x1021, 0\n",
+        [("DC066", 0)],
+    ),
     "short-section": (
         '\t.section __patchable_function_entries,"aw",@progbits\n\t.p2align 3\n\t.long 0\n',
         [("DC060", None)],
@@ -310,3 +320,28 @@ def test_fn_record_counts_ppc64le() -> None:
         abi.DYNCALL_FN_REC_VEC2_COUNT,
     ):
         assert counts(bad) == (None, None), hex(bad)
+
+
+def test_fn_record_int_counts_per_arch() -> None:
+    """DYNCALL_FN_REC_INT_COUNT's limit per arch (check_fn_records' table):
+    x86-64 6 (rdi..r9), aarch64 8 (x0-x7), ppc64le 8 (r3-r10); a count
+    above it, or on a variadic record, is malformed."""
+    from dyncall_rewrite import abi
+    from dyncall_rewrite.prologues import INT_ARG_REGS
+    from dyncall_rewrite.prologues import fn_record_int_regs as ints
+
+    def rec(n: int, extra: int = 0) -> int:
+        return (
+            abi.DYNCALL_FN_REC_INT_COUNT
+            | n << abi.DYNCALL_FN_REC_INT_SHIFT
+            | abi.DYNCALL_FN_REC_NO_VEC
+            | extra
+        )
+
+    assert INT_ARG_REGS == {"x86_64": 6, "aarch64": 8, "ppc64le": 8}
+    ppc = INT_ARG_REGS["ppc64le"]
+    assert ints(abi.DYNCALL_FN_REC_NO_VEC, ppc) == 8  # no count: every register
+    assert [ints(rec(n), ppc) for n in (0, 1, 5, 8)] == [0, 1, 5, 8]
+    assert ints(rec(9), ppc) is None
+    assert ints(rec(2, abi.DYNCALL_FN_REC_VARIADIC), ppc) is None
+    assert ints(rec(7), INT_ARG_REGS["x86_64"]) is None

@@ -22,7 +22,11 @@
  * _f8, _f13 save f1 up to that register and no vector register, for a
  * function whose record counts that many FPRs and no VR (abi.h
  * DYNCALL_FN_REC_VEC2_COUNT): regs->fpr past them and regs->vec are not
- * filled in.
+ * filled in.  dc_fentry_tramp_f<f>_r<r> (f: 0, 2, 4, 8, 13; r: 0, 1, 2, 4,
+ * 8) save f1..f(f) and r3..r(r+2) only, and not r11: for a function whose
+ * record also counts its integer argument registers
+ * (DYNCALL_FN_REC_INT_COUNT, never with a static chain), rounded up to r;
+ * regs->arg past them is not filled in.
  */
 #define HDR 96          /* back chain, CR, LR, TOC save, param save area */
 #define REGS HDR        /* struct dyncall_regs                           */
@@ -43,9 +47,35 @@
 
 	.abiversion 2
 	.text
+/* The argument registers to or from the struct dyncall_regs: op (std or
+ * ld) r3..r(ints+2), fop (stfd or lfd) f1..f(fpr), vop (stvx or lvx)
+ * v2..v13 when vr is 1 (r0 the offset) */
+	.macro	ARG_REGS op, fop, vop, fpr, vr, ints
+	.set	i, 0
+	.rept	\ints
+	\op	3+i, REGS+8*i(1)
+	.set	i, i+1
+	.endr
+	.set	i, 1
+	.rept	\fpr
+	\fop	i, REGS+R_FPR+8*(i-1)(1)
+	.set	i, i+1
+	.endr
+	.if \vr
+	.set	i, 2
+	.rept	12
+	li	0, REGS+R_VEC+16*(i-2)
+	\vop	i, 1, 0
+	.set	i, i+1
+	.endr
+	.endif
+	.endm
+
 /* The trampoline; fpr: f1..f(fpr) saved and restored (0-13), vr: v2..v13
- * too (0 or 1). */
-	.macro	FENTRY_TRAMP name, fpr, vr
+ * too (0 or 1), ints: r3..r(ints+2) (0-8), r11: the static chain too (0
+ * or 1: 0 only when the record counts the integer registers, which it
+ * never does for a function with a static chain). */
+	.macro	FENTRY_TRAMP name, fpr, vr, ints=8, r11=1
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -62,49 +92,13 @@
 	std	0, FRAME+16(1)
 	.cfi_offset lr, 16
 	std	0, REGS+R_RET(1)
-	std	3, REGS+0(1)
-	std	4, REGS+8(1)
-	std	5, REGS+16(1)
-	std	6, REGS+24(1)
-	std	7, REGS+32(1)
-	std	8, REGS+40(1)
-	std	9, REGS+48(1)
-	std	10, REGS+56(1)
+	.if \r11
 	std	11, F_R11(1)
+	.endif
 	std	29, F_R29(1)
 	std	30, F_R30(1)
 	std	31, F_R31(1)
-	.set	i, 1
-	.rept	\fpr
-	stfd	i, REGS+R_FPR+8*(i-1)(1)
-	.set	i, i+1
-	.endr
-	.if \vr
-	li	0, REGS+R_VEC+0
-	stvx	2, 1, 0
-	li	0, REGS+R_VEC+16
-	stvx	3, 1, 0
-	li	0, REGS+R_VEC+32
-	stvx	4, 1, 0
-	li	0, REGS+R_VEC+48
-	stvx	5, 1, 0
-	li	0, REGS+R_VEC+64
-	stvx	6, 1, 0
-	li	0, REGS+R_VEC+80
-	stvx	7, 1, 0
-	li	0, REGS+R_VEC+96
-	stvx	8, 1, 0
-	li	0, REGS+R_VEC+112
-	stvx	9, 1, 0
-	li	0, REGS+R_VEC+128
-	stvx	10, 1, 0
-	li	0, REGS+R_VEC+144
-	stvx	11, 1, 0
-	li	0, REGS+R_VEC+160
-	stvx	12, 1, 0
-	li	0, REGS+R_VEC+176
-	stvx	13, 1, 0
-	.endif
+	ARG_REGS std, stfd, stvx, \fpr, \vr, \ints
 	std	2, 24(1)		/* libdyncall's TOC, across the calls */
 	/* the guard: initial-exec TLS */
 	addis	9, 2, dc_fentry_busy@got@tprel@ha
@@ -136,46 +130,10 @@
 	add	9, 9, dc_fentry_busy@tls
 	li	10, 0
 	stw	10, 0(9)
-2:	ld	3, REGS+0(1)
-	ld	4, REGS+8(1)
-	ld	5, REGS+16(1)
-	ld	6, REGS+24(1)
-	ld	7, REGS+32(1)
-	ld	8, REGS+40(1)
-	ld	9, REGS+48(1)
-	ld	10, REGS+56(1)
-	.set	i, 1
-	.rept	\fpr
-	lfd	i, REGS+R_FPR+8*(i-1)(1)
-	.set	i, i+1
-	.endr
-	.if \vr
-	li	0, REGS+R_VEC+0
-	lvx	2, 1, 0
-	li	0, REGS+R_VEC+16
-	lvx	3, 1, 0
-	li	0, REGS+R_VEC+32
-	lvx	4, 1, 0
-	li	0, REGS+R_VEC+48
-	lvx	5, 1, 0
-	li	0, REGS+R_VEC+64
-	lvx	6, 1, 0
-	li	0, REGS+R_VEC+80
-	lvx	7, 1, 0
-	li	0, REGS+R_VEC+96
-	lvx	8, 1, 0
-	li	0, REGS+R_VEC+112
-	lvx	9, 1, 0
-	li	0, REGS+R_VEC+128
-	lvx	10, 1, 0
-	li	0, REGS+R_VEC+144
-	lvx	11, 1, 0
-	li	0, REGS+R_VEC+160
-	lvx	12, 1, 0
-	li	0, REGS+R_VEC+176
-	lvx	13, 1, 0
-	.endif
+2:	ARG_REGS ld, lfd, lvx, \fpr, \vr, \ints
+	.if \r11
 	ld	11, F_R11(1)
+	.endif
 	ld	29, F_R29(1)
 	ld	30, F_R30(1)
 	ld	31, F_R31(1)
@@ -198,6 +156,14 @@
 	FENTRY_TRAMP dc_fentry_tramp_f4, 4, 0
 	FENTRY_TRAMP dc_fentry_tramp_f8, 8, 0
 	FENTRY_TRAMP dc_fentry_tramp_f13, 13, 0
+	/* with the first 0, 1, 2, 4 or 8 of r3-r10 and not r11 (a record's
+	 * integer count, DYNCALL_FN_REC_INT_COUNT, rounded up):
+	 * dc_fentry_tramp_f<FPRs>_r<GPRs> */
+	.irp	f, 0, 2, 4, 8, 13
+	.irp	r, 0, 1, 2, 4, 8
+	FENTRY_TRAMP dc_fentry_tramp_f\f\()_r\r, \f, 0, \r, 0
+	.endr
+	.endr
 
 /* The symbol Clang's XRay entry sleds call (`bl __xray_FunctionEntry`,
  * ppc64le_prologue.c arch_fentry_probe_xray): the sled's first word

@@ -101,22 +101,55 @@ extern const char dc_fentry_tramp_f2[] DC_HIDDEN;
 extern const char dc_fentry_tramp_f4[] DC_HIDDEN;
 extern const char dc_fentry_tramp_f8[] DC_HIDDEN;
 extern const char dc_fentry_tramp_f13[] DC_HIDDEN;
+/* the same with r3..r(r+2) and not r11: dc_fentry_tramp_f<f>_r<r> */
+#define TRAMPS_R(f)                                              \
+	extern const char dc_fentry_tramp_f##f##_r0[] DC_HIDDEN; \
+	extern const char dc_fentry_tramp_f##f##_r1[] DC_HIDDEN; \
+	extern const char dc_fentry_tramp_f##f##_r2[] DC_HIDDEN; \
+	extern const char dc_fentry_tramp_f##f##_r4[] DC_HIDDEN; \
+	extern const char dc_fentry_tramp_f##f##_r8[] DC_HIDDEN
+TRAMPS_R(0);
+TRAMPS_R(2);
+TRAMPS_R(4);
+TRAMPS_R(8);
+TRAMPS_R(13);
+#define ROW_R(f)                                                \
+	{ dc_fentry_tramp_f##f##_r0, dc_fentry_tramp_f##f##_r1, \
+	  dc_fentry_tramp_f##f##_r2, dc_fentry_tramp_f##f##_r4, \
+	  dc_fentry_tramp_f##f##_r8 }
 
-/* The trampoline that saves at least f1..f(n) and v2..v(n2+1) (the
- * record's counts, arch_fentry_vec): no copy per count, the FPR counts
- * rounded up to 2, 4, 8 or 13 (2 instructions per register saved and
- * restored), any VR: all of them. */
+/*
+ * The trampoline that saves at least f1..f(n), v2..v(n2+1) and the
+ * integer argument registers (the record's counts, arch_fentry_vec): no
+ * copy per count, the FPR counts rounded up to 2, 4, 8 or 13 and the
+ * GPR counts to 1, 2, 4 or 8 (2 instructions per register saved and
+ * restored); any VR: all of them, and all of r3-r10 and r11 (as without
+ * an integer count).
+ */
 static const char *tramp_for(struct arch_fentry_vec vec)
 {
+	static const char *const by_count[5][5] = {
+		ROW_R(0), ROW_R(2), ROW_R(4), ROW_R(8), ROW_R(13),
+	};
+	static const char *const all_ints[5] = {
+		dc_fentry_tramp_novec, dc_fentry_tramp_f2,  dc_fentry_tramp_f4,
+		dc_fentry_tramp_f8,    dc_fentry_tramp_f13,
+	};
+	unsigned f = vec.n == 0 ? 0 :
+		     vec.n <= 2 ? 1 :
+		     vec.n <= 4 ? 2 :
+		     vec.n <= 8 ? 3 :
+				  4;
+	unsigned r = vec.ints == 0 ? 0 :
+		     vec.ints <= 2 ? vec.ints :
+		     vec.ints <= 4 ? 3 :
+				     4;
+
 	if (vec.n2)
 		return dc_fentry_tramp;
-	if (!vec.n)
-		return dc_fentry_tramp_novec;
-	if (vec.n <= 2)
-		return dc_fentry_tramp_f2;
-	if (vec.n <= 4)
-		return dc_fentry_tramp_f4;
-	return vec.n <= 8 ? dc_fentry_tramp_f8 : dc_fentry_tramp_f13;
+	if (vec.int_known && vec.ints <= DYNCALL_PPC64LE_INT_ARG_REGS)
+		return by_count[f][r];
+	return all_ints[f];
 }
 
 static uint32_t word(uintptr_t a)

@@ -15,26 +15,27 @@
 // RUN: %qemu_ppc64le %t.plain | FileCheck %s --check-prefixes=OUT,PLAIN
 //
 // flags: DYNCALL_FN_REC_VEC_COUNT (2) | n << 8 | DYNCALL_FN_REC_VEC2_COUNT
-// (128) | m << 16 (| VARIADIC (4)), NO_VEC (1)
+// (128) | m << 16 (| VARIADIC (4)), NO_VEC (1); and DYNCALL_FN_REC_INT_COUNT
+// (0x20) | k << 12 with r3.. (int-args-ppc64le.test), not when variadic
 // ASM: {{.quad|.8byte}} d1{{$}}
-// ASM-NEXT: {{.long|.4byte}} 386{{( |$)}}
+// ASM-NEXT: {{.long|.4byte}} 8610{{( |$)}}
 // ASM: {{.quad|.8byte}} hfa3{{$}}
-// ASM-NEXT: {{.long|.4byte}} 898{{( |$)}}
+// ASM-NEXT: {{.long|.4byte}} 13218{{( |$)}}
 // ASM: {{.quad|.8byte}} fi{{$}}
-// ASM-NEXT: {{.long|.4byte}} 1{{( |$)}}
+// ASM-NEXT: {{.long|.4byte}} 4129{{( |$)}}
 // ASM: {{.quad|.8byte}} q{{$}}
-// ASM-NEXT: {{.long|.4byte}} 642{{( |$)}}
+// ASM-NEXT: {{.long|.4byte}} 12962{{( |$)}}
 // ASM: {{.quad|.8byte}} vv{{$}}
-// ASM-NEXT: {{.long|.4byte}} 65922{{( |$)}}
+// ASM-NEXT: {{.long|.4byte}} 78242{{( |$)}}
 // ASM: {{.quad|.8byte}} d14{{$}}
-// ASM-NEXT: {{.long|.4byte}} 3458{{( |$)}}
+// ASM-NEXT: {{.long|.4byte}} 36258{{( |$)}}
 // ASM: {{.quad|.8byte}} var{{$}}
 // ASM-NEXT: {{.long|.4byte}} 789894{{( |$)}}
-// LIST-DAG: <d1> {{.*}} vecregs=1 vec2regs=0 intregs=8{{$}}
-// LIST-DAG: <hfa3> {{.*}} vecregs=3 vec2regs=0 intregs=8{{$}}
-// LIST-DAG: <fi> {{.*}} novec=yes sled={{nops|xray}} vecregs=0 intregs=8{{$}}
-// LIST-DAG: <q> {{.*}} vecregs=2 vec2regs=0 intregs=8{{$}}
-// LIST-DAG: <vv> {{.*}} vecregs=1 vec2regs=1 intregs=8{{$}}
+// LIST-DAG: <d1> {{.*}} vecregs=1 vec2regs=0 intregs=2{{$}}
+// LIST-DAG: <hfa3> {{.*}} vecregs=3 vec2regs=0 intregs=3{{$}}
+// LIST-DAG: <fi> {{.*}} novec=yes sled={{nops|xray}} vecregs=0 intregs=1{{$}}
+// LIST-DAG: <q> {{.*}} vecregs=2 vec2regs=0 intregs=3{{$}}
+// LIST-DAG: <vv> {{.*}} vecregs=1 vec2regs=1 intregs=3{{$}}
 // LIST-DAG: <d14> {{.*}} vecregs=13 vec2regs=0 intregs=8{{$}}
 // LIST-DAG: <var> {{.*}} vecregs=13 vec2regs=12 variadic intregs=8{{$}}
 #include <stdarg.h>

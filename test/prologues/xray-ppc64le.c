@@ -26,8 +26,8 @@
 // RWCHECK: xray: 7 patchable function entries
 // RWCHECK: libxmod.so: 3 patchable function entries
 // RWCHECK-NOT: DC06
-// LIST-DAG: function=0x[[TOC:[0-9a-f]+]]<tocfn> nops=0+28 pad=- hookable=yes state=ok callers=- novec=yes sled=xray vecregs=0 intregs=8{{$}}
-// LIST-DAG: function=0x{{[0-9a-f]+}}<leaf> nops=0+28 pad=- hookable=yes state=ok callers=- novec=yes sled=xray vecregs=0 intregs=8{{$}}
+// LIST-DAG: function=0x[[TOC:[0-9a-f]+]]<tocfn> nops=0+28 pad=- hookable=yes state=ok callers=- novec=yes sled=xray vecregs=0 intregs=2{{$}}
+// LIST-DAG: function=0x{{[0-9a-f]+}}<leaf> nops=0+28 pad=- hookable=yes state=ok callers=- novec=yes sled=xray vecregs=0 intregs=1{{$}}
 // LIST-NOT: problems
 // JSON: "arch": "ppc64le",
 // JSON: "function_symbol": "mod_add",

@@ -25,5 +25,16 @@
 			 : "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7",     \
 			   "x8", "x9", "x10", "x11", "x12", "x13", "x14",      \
 			   "x15", "x16", "x17")
+#elif defined(__powerpc64__)
+/* ppc64le: r0 and r3-r12 (r2, the TOC, and r13, the thread pointer, are
+ * not the handler's to change) */
+#define L1(a, b) "li " #a ", -1\n\tli " #b ", -1\n\t"
+#define CLOBBER()                                                          \
+	__asm__ volatile(L1(0, 3) L1(4, 5) L1(6, 7) L1(8, 9) L1(10, 11)       \
+			 "li 12, -1"                                           \
+			 :                                                     \
+			 :                                                     \
+			 : "r0", "r3", "r4", "r5", "r6", "r7", "r8", "r9",     \
+			   "r10", "r11", "r12")
 #endif
 #endif

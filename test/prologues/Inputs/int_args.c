@@ -1,9 +1,9 @@
-// Input of int-args-x86_64.test and int-args-aarch64.test: functions whose
+// Input of int-args-{x86_64,aarch64,ppc64le}.test: functions whose
 // integer argument registers the plugins record (abi.h
 // DYNCALL_FN_REC_INT_COUNT), hooked by a handler that adds 1000 to one
 // integer argument through regs->arg and then clobbers every integer
 // register a C function may (x86-64: rdi rsi rdx rcx r8 r9 rax r10 r11;
-// aarch64: x0-x17), and a second that clobbers
+// aarch64: x0-x17; ppc64le: r0, r3-r12), and a second that clobbers
 // them again.  Each line prints the result before the hook and with it;
 // the build without the plugins (no records: every register saved) prints
 // the same.  A register the jump function failed to save reaches the
@@ -93,6 +93,48 @@ NOINLINE long outer(long a)
 }
 #endif
 
+#if defined(__powerpc64__)
+/* ppc64le ELFv2: r3-r10 shadow the parameter save area's first eight
+ * doublewords, which every argument takes its place in (also one in an
+ * FPR or a VR) */
+typedef int v4si __attribute__((vector_size(16)));
+struct s9 {
+	long a, b, c, d, e, f, g, h, i;
+};
+struct f10 {
+	float x[10];
+};
+struct f8 {
+	float x[8];
+};
+struct q16 {
+	__int128 x;
+};
+
+/* the IBM long double in f1-f2 (2 doublewords), i in r5 */
+NOINLINE long ld_l(long double x, long i) { return (long)x * 10 + i; }
+/* the vector in v2 (2 doublewords), i in r5 */
+NOINLINE long v_l(v4si v, long i) { return v[0] * 10 + i; }
+/* a in r3, the vector in v2 at doublewords 2-3 (quadword-aligned), b r7 */
+NOINLINE long l_v_l(long a, v4si v, long b)
+{
+	return (a * 10 + v[0]) * 10 + b;
+}
+/* 72 bytes: r3-r10 and the stack */
+NOINLINE long big9(struct s9 s) { return s.a + s.h * 10 + s.i * 100; }
+/* ten floats (no homogeneous aggregate: more than 8) in r3-r7, i r8 */
+NOINLINE long f10(struct f10 s, long i) { return (long)s.x[9] * 10 + i; }
+/* eight floats in f1-f8, packed in 4 doublewords, i in r7 */
+NOINLINE long hfa8f(struct f8 s, long i) { return (long)s.x[7] * 10 + i; }
+/* a in r3, the 16-byte aligned aggregate in r5-r6 (r4 skipped) */
+NOINLINE long lq(long a, struct q16 s) { return a * 10 + (long)s.x; }
+/* f1-f2, b in r5 */
+NOINLINE long cd(_Complex double c, long b)
+{
+	return (long)__real__ c * 10 + b;
+}
+#endif
+
 static long calls;
 
 #include "clobber_int.h"
@@ -139,6 +181,9 @@ static void hook(const char *name, void *f, const int *i)
 /* Which register holds what, per arch (the index into regs->arg). */
 #if defined(__x86_64__)
 enum { SDI_L = 0, SRET_A = 1, LI128_B = 1, L5I128 = 4 };
+#elif defined(__powerpc64__)
+/* the sret pointer in r3, a in r4; li128's b in r4-r5, l5i128's x r8-r9 */
+enum { SDI_L = 1, SRET_A = 1, LI128_B = 1, L5I128 = 5 };
 #else
 enum { SDI_L = 1, SRET_A = 0, LI128_B = 2, L5I128 = 6 };
 #endif
@@ -218,6 +263,49 @@ int main(void)
 	u = pmixed(1, 2, 3, 4);
 	hook("mixed", (void *)mixed, &a1);
 	printf(" -> %ld %ld\n", u, pmixed(1, 2, 3, 4));
+#if defined(__powerpc64__)
+	{
+		long (*volatile pld_l)(long double, long) = ld_l;
+		long (*volatile pv_l)(v4si, long) = v_l;
+		long (*volatile pl_v_l)(long, v4si, long) = l_v_l;
+		long (*volatile pbig9)(struct s9) = big9;
+		long (*volatile pf10)(struct f10, long) = f10;
+		long (*volatile phfa8f)(struct f8, long) = hfa8f;
+		long (*volatile plq)(long, struct q16) = lq;
+		long (*volatile pcd)(_Complex double, long) = cd;
+		static const int a2 = 2, a4 = 4, a5 = 5, a7 = 7;
+		v4si v = { 3, 0, 0, 0 };
+		struct s9 s9 = { 1, 0, 0, 0, 0, 0, 0, 2, 3 };
+		struct f10 sf10 = { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 4 } };
+		struct f8 sf8 = { { 0, 0, 0, 0, 0, 0, 0, 6 } };
+		struct q16 q = { 5 };
+
+		u = pld_l(2.0L, 1);
+		hook("ld_l", (void *)ld_l, &a2);
+		printf(" -> %ld %ld\n", u, pld_l(2.0L, 1));
+		u = pv_l(v, 1);
+		hook("v_l", (void *)v_l, &a2);
+		printf(" -> %ld %ld\n", u, pv_l(v, 1));
+		u = pl_v_l(1, v, 2);
+		hook("l_v_l", (void *)l_v_l, &a4);
+		printf(" -> %ld %ld\n", u, pl_v_l(1, v, 2));
+		u = pbig9(s9);
+		hook("big9", (void *)big9, &a7);
+		printf(" -> %ld %ld\n", u, pbig9(s9));
+		u = pf10(sf10, 1);
+		hook("f10", (void *)f10, &a5);
+		printf(" -> %ld %ld\n", u, pf10(sf10, 1));
+		u = phfa8f(sf8, 1);
+		hook("hfa8f", (void *)hfa8f, &a4);
+		printf(" -> %ld %ld\n", u, phfa8f(sf8, 1));
+		u = plq(1, q);
+		hook("lq", (void *)lq, &a2);
+		printf(" -> %ld %ld\n", u, plq(1, q));
+		u = pcd(2.0, 1);
+		hook("cd", (void *)cd, &a2);
+		printf(" -> %ld %ld\n", u, pcd(2.0, 1));
+	}
+#endif
 	printf("calls %ld\nints:%s\n", calls, ints);
 	return 0;
 }

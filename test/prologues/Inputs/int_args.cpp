@@ -1,7 +1,8 @@
-// Input of int-args-x86_64.test and int-args-aarch64.test: C++ member
+// Input of int-args-{x86_64,aarch64,ppc64le}.test: C++ member
 // functions (`this` in the first integer register), one returning a large
 // struct (x86-64: the sret pointer in rdi, `this` in rsi; aarch64: `this`
-// in x0, the result's address in x8), and a class passed by invisible
+// in x0, the result's address in x8; ppc64le: the sret pointer in r3,
+// `this` in r4), and a class passed by invisible
 // reference; a handler adds 1000 to the last integer argument through
 // regs->arg and clobbers every integer register.
 #include <dyncall.h>
@@ -44,8 +45,8 @@ double S::md(double d) { return d + k; }
 NOINLINE long byref(NT t) { return t.v; }
 
 #include "clobber_int.h"
-#if defined(__x86_64__)
-#define BIG_A 2 /* sret, this, a */
+#if defined(__x86_64__) || defined(__powerpc64__)
+#define BIG_A 2 /* sret, this, a (ppc64le: r3, r4, r5) */
 #else
 #define BIG_A 1 /* this, a (the result: x8) */
 #endif
