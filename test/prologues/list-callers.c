@@ -74,8 +74,11 @@
 //
 // leaf: twice's two calls, main's call and tailer's tail jump (GCC's
 // x86-64 `jmp leaf` to the same section without -ffunction-sections:
-// resolved by GNU as, no relocation; NOFS-KEPT: Clang and ppc64le keep it); by_ptr only through a pointer; local_fn
-// (static, two calls in uses_local): listed only with -ffunction-sections.
+// resolved by GNU as, no relocation; Clang and GNU as for ppc64le keep
+// it, the KEPT prefix); by_ptr only through a pointer; local_fn (static,
+// two calls in uses_local): listed only with -ffunction-sections;
+// toc_user: main's two calls (on ppc64le it sets up its TOC, and the
+// calls enter it at its local entry, +8).
 // RT: sites by_ptr 0
 // RT-FS: sites leaf 4
 // RT-FS: sites local_fn 2
