@@ -2,27 +2,36 @@
 reach a patchable function, from the relocations ``--emit-relocs`` kept.
 
 This is the rule of the runtime's caller table (runtime/prologue.c
-``rela_sites`` with arch_caller_reloc of runtime/arch/x86_64.c and
-aarch64.c; docs/prologues.md "Where the call sites come from: the
-linker's relocations"), written once here for ``list --prologues``:
+``rela_sites`` with arch_caller_reloc and arch_branch_read of
+runtime/arch/x86_64.c, aarch64.c and ppc64le.c; docs/prologues.md "Where
+the call sites come from: the linker's relocations"), written once here
+for ``list --prologues``:
 
 1. every non-alloc ``SHT_RELA`` section whose ``sh_info`` section is
    executable and whose ``sh_link`` is a symbol table;
 2. a relocation counts when its symbol is defined (not ``SHN_UNDEF``, not
    a reserved index), the bytes around its field lie in an executable
-   segment, and, on x86-64, its type is ``R_X86_64_PC32``, ``_PLT32``,
-   ``_GOTPCRELX`` or ``_REX_GOTPCRELX`` and the byte before the field is
-   ``e8`` (call) or ``e9`` (jmp): the site is that byte, and the branch
-   must go to exactly S + A + 4; on aarch64, its type is
-   ``R_AARCH64_CALL26`` or ``_JUMP26`` and the word at the field is a
-   ``bl`` or ``b`` going to exactly S + A;
+   segment, and
+   - x86-64: its type is ``R_X86_64_PC32``, ``_PLT32``, ``_GOTPCRELX`` or
+     ``_REX_GOTPCRELX`` and the byte before the field is ``e8`` (call) or
+     ``e9`` (jmp): the site is that byte, and the branch must go to
+     exactly S + A + 4;
+   - aarch64: its type is ``R_AARCH64_CALL26`` or ``_JUMP26`` and the word
+     at the field is a ``bl`` or ``b`` going to exactly S + A;
+   - ppc64le: its type is ``R_PPC64_REL24`` (not ``_REL24_NOTOC``), the
+     field is 4-aligned and not the suffix word of a prefixed instruction,
+     the word there is a ``bl`` or ``b`` (AA = 0), and where it goes, read
+     as the runtime reads it (a branch to g + 8 right after g's TOC
+     set-up, ppc64le_gep.h, goes to "g"), is exactly S + A.  So a call the
+     linker sent to f's local entry (the caller shares f's TOC) counts; a
+     call through a linker stub (PLT, another TOC group, out of reach) does
+     not, nor one into a global entry after a TOC set-up;
 3. the destination is a patchable function the runtime registers with
-   status OK (``caller_callees``);
+   status OK (``caller_callees``: the ``hookable`` records);
 4. one site per address (two relocations of one field count once).
 
-ppc64le has no caller table (the runtime's ``dyncall_fn_callers`` says
-``DYNCALL_ERR_UNSUPPORTED``): ``caller_counts`` returns None there, as it
-does for an image linked without the relocations.
+``caller_counts`` returns None for an image linked without the
+relocations (the runtime's ``DYNCALL_ERR_NORELOCS``).
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import numpy as np
 from dyncall_rewrite.elf import PF_X, SHF_ALLOC, SHT_DYNSYM, SHT_SYMTAB, Image
 
 if TYPE_CHECKING:
+    from dyncall_rewrite.arch import Backend
     from dyncall_rewrite.model import Analysis
 
 SHT_RELA = 4
@@ -52,6 +62,12 @@ _X86_CALL, _X86_JMP = 0xE8, 0xE9
 # aarch64 (runtime/arch/aarch64.c arch_caller_reloc)
 _A64_TYPES = (282, 283)  # R_AARCH64_JUMP26, _CALL26
 _A64_MASK_B, _A64_BL, _A64_B = 0xFC000000, 0x94000000, 0x14000000
+# ppc64le (runtime/arch/ppc64le.c arch_caller_reloc, arch_branch_read)
+_PPC_REL24 = 10  # R_PPC64_REL24
+_PPC_MASK_B, _PPC_BL, _PPC_B = 0xFC000003, 0x48000001, 0x48000000  # opcode, AA, LK
+_PPC_LI24 = 0x03FFFFFC
+_PPC_PREFIX = 1  # primary opcode of a prefixed instruction's prefix word
+_PPC_LOCAL_ENTRY = 8  # past a global entry's TOC set-up
 
 _M64 = (1 << 64) - 1
 
@@ -106,24 +122,64 @@ def _code_rela(shs: list[tuple[int, ...]], i: int) -> bool:
 
 def caller_callees(an: Analysis) -> set[int]:
     """The functions a listed site may call (rule 3): those the runtime
-    registers with status OK.  x86-64: the valid records of its layout
-    (``hookable``); aarch64: every valid record (the records of another
-    layout fail check, and the rewriter keeps ``hookable`` for x86-64's
-    layout only)."""
-    return {
-        p.function
-        for p in an.prologues
-        if p.function is not None and p.state == "ok" and (p.hookable or an.backend.name == "aarch64")
-    }
+    registers with status OK, the records its probe accepts (``hookable``,
+    the backends' prologue_hookable: x86-64, aarch64 and ppc64le's
+    ``__patchable_function_entries`` layouts, ppc64le's XRay entry sleds)."""
+    return {p.function for p in an.prologues if p.function is not None and p.state == "ok" and p.hookable}
 
 
-def caller_sites(img: Image, arch: str, functions: set[int]) -> dict[int, int] | None:
+def _ppc_sites(
+    img: Image,
+    be: Backend,
+    u8: np.ndarray,
+    field: np.ndarray,
+    typ: np.ndarray,
+    ok: np.ndarray,
+    fns: np.ndarray,
+) -> tuple[np.ndarray, ...]:
+    """ppc64le (rule 2): the kept relocations' sites, where each goes as the
+    runtime reads it, and which of ``field`` they are (a mask).  The TOC
+    set-up before a destination is read only where the destination or the
+    word 8 bytes before it is one of ``fns`` (no other site can count)."""
+    ok = ok & (typ == _PPC_REL24) & (field % np.uint64(4) == 0)
+    ok &= _exec_mask(img, field, field + np.uint64(4))
+    idx = np.flatnonzero(ok)
+    site = field[idx]
+    off = _file_offsets(img, site)
+    word = _u32(u8, off)
+    keep = ((word & _PPC_MASK_B) == _PPC_BL) | ((word & _PPC_MASK_B) == _PPC_B)
+    # the suffix of a prefixed instruction (one never crosses 64 bytes)
+    inner = (site % np.uint64(64) != 0) & _exec_mask(img, site - np.uint64(4), site)
+    prev = _u32(u8, np.where(inner, off - 4, off))
+    keep &= ~(inner & ((prev >> 26) == _PPC_PREFIX))
+    idx, site, word = idx[keep], site[keep], word[keep]
+    li = word & _PPC_LI24
+    li = np.where(li >= 1 << 25, li - (1 << 26), li)
+    raw = (site.astype(np.int64) + li).astype(np.uint64)
+    dest = raw.copy()
+    g = raw - np.uint64(_PPC_LOCAL_ENTRY)
+    near = (raw >= _PPC_LOCAL_ENTRY) & (np.isin(raw, fns) | np.isin(g, fns))
+    for k in np.flatnonzero(near).tolist():
+        if be.local_entry(int(g[k])) == int(raw[k]):
+            dest[k] = g[k]
+    mask = np.zeros(len(field), bool)
+    mask[idx] = True
+    return site, dest, mask
+
+
+def _u32(u8: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """The little-endian words at file offsets ``off``."""
+    w = np.zeros(len(off), np.int64)
+    for k in range(4):
+        w |= u8[off + k].astype(np.int64) << (8 * k)
+    return w
+
+
+def caller_sites(img: Image, be: Backend, functions: set[int]) -> dict[int, int] | None:
     """The listed caller sites of the image: site address -> callee, for
     the callees in ``functions`` (the hookable patchable functions).  None
-    when the image has no caller table: no relocations of its code, or an
-    arch without one (ppc64le)."""
-    if arch not in ("x86_64", "aarch64"):
-        return None
+    when the image has no caller table (no relocations of its code)."""
+    arch = be.name
     shs = _shdrs(img)
     data = img.data
     u8 = np.frombuffer(data, np.uint8)
@@ -156,20 +212,19 @@ def caller_sites(img: Image, arch: str, functions: set[int]) -> dict[int, int] |
             op = u8[off]
             keep = (op == _X86_CALL) | (op == _X86_JMP)
             site, off, sym, addend = site[keep], off[keep], sym[keep], addend[keep]
-            rel = np.zeros(len(off), np.int64)
-            for k in range(4):
-                rel |= u8[off + 1 + k].astype(np.int64) << (8 * k)
+            rel = _u32(u8, off + 1)
             rel = np.where(rel >= 1 << 31, rel - (1 << 32), rel)
             dest = (site.astype(np.int64) + 5 + rel).astype(np.uint64)
             bias = 4
+        elif arch == "ppc64le":
+            site, dest, kept = _ppc_sites(img, be, u8, field, typ, ok, fns)
+            sym, addend = sym[kept], r["addend"][kept]
+            bias = 0
         else:
             ok &= np.isin(typ, _A64_TYPES) & (field % np.uint64(4) == 0)
             ok &= _exec_mask(img, field, field + np.uint64(4))
             site, sym, addend = field[ok], sym[ok], r["addend"][ok]
-            off = _file_offsets(img, site)
-            word = np.zeros(len(off), np.int64)
-            for k in range(4):
-                word |= u8[off + k].astype(np.int64) << (8 * k)
+            word = _u32(u8, _file_offsets(img, site))
             keep = ((word & _A64_MASK_B) == _A64_BL) | ((word & _A64_MASK_B) == _A64_B)
             site, word, sym, addend = site[keep], word[keep], sym[keep], addend[keep]
             imm = word & 0x3FFFFFF
@@ -183,10 +238,10 @@ def caller_sites(img: Image, arch: str, functions: set[int]) -> dict[int, int] |
     return sites if found else None
 
 
-def caller_counts(img: Image, arch: str, functions: set[int]) -> dict[int, int] | None:
+def caller_counts(img: Image, be: Backend, functions: set[int]) -> dict[int, int] | None:
     """Listed caller sites per function (every one of ``functions`` present,
     0 if none), or None when the image has no caller table."""
-    sites = caller_sites(img, arch, functions)
+    sites = caller_sites(img, be, functions)
     if sites is None:
         return None
     counts = dict.fromkeys(functions, 0)

@@ -250,8 +250,8 @@ def _target_json(an: Analysis, values: np.ndarray, name: str) -> list[str]:
 def prologue_callers(an: Analysis) -> dict[int, int] | None:
     """Listed caller sites per hookable function (callers.py: the runtime's
     caller table), or None when the image has none (linked without
-    ``--emit-relocs``, or ppc64le)."""
-    return caller_counts(an.image, an.backend.name, caller_callees(an))
+    ``--emit-relocs``)."""
+    return caller_counts(an.image, an.backend, caller_callees(an))
 
 
 def prologue_record(an: Analysis, p: PrologueInfo, callers: dict[int, int] | None = None) -> dict[str, Any]:

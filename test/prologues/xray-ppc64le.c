@@ -19,15 +19,15 @@
 // RUN: %if dyncall-rewrite %{ not %dyncall_cc %clang --target=powerpc64le-linux-gnu --dyncall-prologues -O2 %S/refused.c -o %t/refused 2>&1 | FileCheck %s --check-prefix=LINKCHECK %}
 // LINKCHECK: <five>: error DC063: entry sled #{{[0-9]+}} ({{.*}}) is not the XRay entry sled the runtime patches: word 2 at {{.*}} is `std r0, -0x10(r1)`, not `std 0, -8(1)`
 // LINKCHECK: <bad_entry>: error DC063: entry sled #{{[0-9]+}} ({{.*}}) is not the XRay entry sled the runtime patches: word 0 at {{.*}}, not `b .+28`
-// dyncall-rewrite check and list --prologues see the entry sleds (dyncall-cc ran check at link: a bad sled fails the link)
+// dyncall-rewrite check and list --prologues see the entry sleds (dyncall-cc ran check at link: a bad sled fails the link); callers=N: the caller table, exact in list-callers.c
 // RUN: %if dyncall-rewrite %{ %dyncall_rewrite check %t/xray %t/libxmod.so | FileCheck %s --check-prefix=RWCHECK %}
 // RUN: %if dyncall-rewrite %{ %dyncall_rewrite list --prologues %t/xray | FileCheck %s --check-prefix=LIST %}
 // RUN: %if dyncall-rewrite %{ %dyncall_rewrite list --prologues --json %t/libxmod.so | FileCheck %s --check-prefix=JSON %}
 // RWCHECK: xray: 7 patchable function entries
 // RWCHECK: libxmod.so: 3 patchable function entries
 // RWCHECK-NOT: DC06
-// LIST-DAG: function=0x[[TOC:[0-9a-f]+]]<tocfn> nops=0+28 pad=- hookable=yes state=ok callers=- novec=yes sled=xray vecregs=0 intregs=2{{$}}
-// LIST-DAG: function=0x{{[0-9a-f]+}}<leaf> nops=0+28 pad=- hookable=yes state=ok callers=- novec=yes sled=xray vecregs=0 intregs=1{{$}}
+// LIST-DAG: function=0x[[TOC:[0-9a-f]+]]<tocfn> nops=0+28 pad=- hookable=yes state=ok callers={{[0-9]+}} novec=yes sled=xray vecregs=0 intregs=2{{$}}
+// LIST-DAG: function=0x{{[0-9a-f]+}}<leaf> nops=0+28 pad=- hookable=yes state=ok callers={{[0-9]+}} novec=yes sled=xray vecregs=0 intregs=1{{$}}
 // LIST-NOT: problems
 // JSON: "arch": "ppc64le",
 // JSON: "function_symbol": "mod_add",

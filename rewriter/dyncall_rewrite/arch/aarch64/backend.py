@@ -41,6 +41,7 @@ from dyncall_rewrite.arch.aarch64.enc import (
     INSN_BCOND,
     INSN_BL,
     INSN_BR_X16,
+    INSN_BTI_C,
     INSN_CBZ,
     INSN_CBZ_X18_12,
     INSN_MOV_X16_X18,
@@ -51,7 +52,9 @@ from dyncall_rewrite.arch.aarch64.enc import (
     MASK_BCOND,
     MASK_CBZ,
     MASK_TBZ,
+    PROLOGUE_ENTRY,
     PROLOGUE_PADS,
+    PROLOGUE_PRE,
     REACH,
     SLOW,
     TRAMP_SIZE,
@@ -87,6 +90,27 @@ class AArch64(FixedWidthBackend):
         from dyncall_rewrite.arch.aarch64.columns import AArch64Columns
 
         return AArch64Columns(self)
+
+    # -- patchable prologues ---------------------------------------------
+    prologue_entry_bytes = PROLOGUE_ENTRY
+
+    def prologue_hookable(self, rec: int, f: int, body: int) -> bool:
+        """What arch_fentry_probe accepts (runtime/arch/aarch64_prologue.c):
+        two NOPs at an 8-aligned record (the slot: one aligned store), the
+        function right after them, `bti c` (not `bti jc`) or nothing at its
+        entry, then two NOPs.  A misaligned record is refused by the
+        runtime (DYNCALL_ERR_ALIGN) but is no error of the file: plain
+        Clang aligns functions to 4 and another patcher may not need 8
+        (dyncall-cc adds -falign-functions=8; the GCC plugin aligns cold
+        functions too), so it is ``hookable=no``, not DC062 as on x86-64."""
+        nops = (INSN_NOP, INSN_NOP)
+        return (
+            f - rec == PROLOGUE_PRE
+            and rec % self.prologue_slot_align == 0
+            and self.words(rec, 2) == nops
+            and (body == f or self.word(f) == INSN_BTI_C)
+            and self.words(body, 2) == nops
+        )
 
     # -- trampolines ----------------------------------------------------
     def read_trampoline(self, addr: int, retpoline_thunk: int | None) -> Trampoline:

@@ -26,4 +26,11 @@ REACH = 1 << 27  # b/bl: +-128 MiB
 
 # Landing pads a function may start with before its patchable-entry NOPs
 # (-mbranch-protection=bti/standard: both compilers emit `bti c` first).
-PROLOGUE_PADS = {0xD503245F: "bti c", 0xD50324DF: "bti jc"}
+INSN_BTI_C = 0xD503245F  # bti c
+PROLOGUE_PADS = {INSN_BTI_C: "bti c", 0xD50324DF: "bti jc"}
+# The runtime's layout (runtime/arch/aarch64_prologue.c arch_fentry_probe,
+# -fpatchable-function-entry=4,2): two NOPs before the entry, its 8-byte
+# aligned slot; `bti c` or nothing at the entry, then the two NOPs it
+# patches (`mov x9, lr; bl <stub>`).
+PROLOGUE_PRE = 8
+PROLOGUE_ENTRY = 8

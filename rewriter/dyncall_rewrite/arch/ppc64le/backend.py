@@ -101,6 +101,25 @@ class PPC64LE(FixedWidthBackend):
     def site_op(self, kind: int) -> str:
         return "call"  # `bl tramp; nop` whatever the kind (abi.md)
 
+    # -- patchable prologues ---------------------------------------------
+    # The runtime's slot is beside its out-of-line stub, not in the
+    # prologue: a record needs no more than an instruction start.
+    prologue_slot_align = WORD
+    prologue_entry_bytes = WORD  # the one `nop` <-> `b stub`
+
+    def prologue_hookable(self, rec: int, f: int, body: int) -> bool:
+        """Does arch_fentry_probe (runtime/arch/ppc64le_prologue.c) register
+        the function as ``f``, with the record's `nop` where every call
+        enters it?  The runtime takes the two words before the record, if
+        they are a TOC set-up, as the global entry; so the record must be
+        f's local entry after its TOC set-up (f + 8), or f itself when no
+        TOC set-up precedes it.  A record before the function (GCC 12's
+        own ``=2,1``: f - 4) would be registered as a function at f - 4
+        whose `nop` no call runs."""
+        if rec == f:
+            return self.local_entry(rec - LOCAL_ENTRY) != rec
+        return self.local_entry(f) == rec
+
     # -- TOC and prefix rules ---------------------------------------------
     def has_toc_prologue(self, f: int) -> bool:
         """Does f start with a global-entry prologue (local entry at f+8):
