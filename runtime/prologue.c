@@ -40,6 +40,7 @@
  *
  * Caller holds the lock.
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -146,6 +147,11 @@ struct dc_fmod {
 	 * address, bit 0 set for an offset of 8 (one entry otherwise) */
 	uintptr_t *lep;
 	size_t nlep;
+	/* ppc64le (ARCH_FENTRY_TARGET_CHECK): the module's functions whose
+	 * symbol says they may not keep r2 (ARCH_SYM_DROPS_TOC), sorted, read
+	 * at registration: not redirect targets (target_keeps_toc) */
+	uintptr_t *notoc;
+	size_t nnotoc;
 	uint8_t bid[64]; /* NT_GNU_BUILD_ID of the mapped image */
 	unsigned bid_len;
 };
@@ -770,6 +776,94 @@ static uint8_t *map_elf_file(const char *path, size_t *size)
 	return file == MAP_FAILED ? NULL : file;
 }
 
+#if ARCH_CALLER_TARGET_CHECK || ARCH_FENTRY_TARGET_CHECK
+static bool addr_lt(const void *pa, const void *pb)
+{
+	return *(const uintptr_t *)pa < *(const uintptr_t *)pb;
+}
+#endif
+
+#if ARCH_FENTRY_TARGET_CHECK
+/* m->notoc from the file's symbol tables (.symtab, .dynsym): the defined
+ * functions whose st_other says they may not keep r2 (ppc64le's
+ * local-entry field 1, ARCH_SYM_DROPS_TOC); none when there is no such
+ * function, or when out of memory (then only the dynamic symbols speak,
+ * target_keeps_toc). */
+static void mod_notoc(struct dc_fmod *m, const uint8_t *file, size_t size,
+		      const ElfW(Ehdr) * eh, const ElfW(Shdr) * shs)
+{
+	uintptr_t *out = NULL;
+	size_t n = 0, k = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned s = 0; s < eh->e_shnum; s++) {
+			const ElfW(Sym) * sy;
+			size_t ns;
+
+			if ((shs[s].sh_type != SHT_SYMTAB &&
+			     shs[s].sh_type != SHT_DYNSYM) ||
+			    shs[s].sh_entsize != sizeof(ElfW(Sym)) ||
+			    !sh_ok(eh, size, &shs[s]))
+				continue;
+			sy = (const ElfW(Sym) *)(file + shs[s].sh_offset);
+			ns = shs[s].sh_size / sizeof(*sy);
+			for (size_t i = 1; i < ns; i++) {
+				if (ELF64_ST_TYPE(sy[i].st_info) != STT_FUNC ||
+				    sy[i].st_shndx == SHN_UNDEF ||
+				    sy[i].st_shndx >= SHN_LORESERVE ||
+				    !ARCH_SYM_DROPS_TOC(sy[i].st_other))
+					continue;
+				if (out && k < n)
+					out[k] = m->base + sy[i].st_value;
+				k++;
+			}
+		}
+		if (pass || !k)
+			break;
+		n = k;
+		k = 0;
+		out = dc_alloc(n * sizeof(*out));
+		if (!out)
+			return;
+	}
+	if (!out)
+		return;
+	dc_sort(out, n, sizeof(*out), addr_lt);
+	m->notoc = out;
+	m->nnotoc = n;
+}
+
+/* Does the function at t keep r2?  Not when the symbol table of a
+ * registered module (m->notoc) or the dynamic symbol the loader finds at
+ * t says otherwise (ARCH_SYM_DROPS_TOC); a function without a symbol
+ * either way is assumed to (what its bytes say is arch_fentry_target_ok's
+ * part). */
+static bool target_keeps_toc(uintptr_t t)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info di;
+
+	for (const struct dc_fmod *m = fmods; m; m = m->next) {
+		size_t lo = 0, hi = m->nnotoc;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (m->notoc[mid] < t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < m->nnotoc && m->notoc[lo] == t)
+			return false;
+	}
+	return !(dladdr1((void *)t, &di, (void **)&sym, RTLD_DL_SYMENT) &&
+		 sym && (uintptr_t)di.dli_saddr == t &&
+		 ELF64_ST_TYPE(sym->st_info) == STT_FUNC &&
+		 ARCH_SYM_DROPS_TOC(sym->st_other));
+}
+#endif
+
 /* Read the module's file: its __patchable_function_entries (the
  * addresses, from memory), its XRay entry sleds (ppc64le), its
  * __dyncall_fn_records and its symbols. */
@@ -827,6 +921,9 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	hash_rebuild();
 	mod_records(m, file, eh, shs, shstr);
 	name_fns(m, file, size, eh, shs);
+#if ARCH_FENTRY_TARGET_CHECK
+	mod_notoc(m, file, size, eh, shs);
+#endif
 out:
 	dc_free(recs, cap * sizeof(*recs));
 	munmap(file, size);
@@ -941,6 +1038,7 @@ static void rescan(void)
 		dc_free(m->fns, m->nfn * sizeof(*m->fns));
 		dc_free(m->cs, m->cs_cap * sizeof(*m->cs));
 		dc_free(m->lep, m->nlep * sizeof(*m->lep));
+		dc_free(m->notoc, m->nnotoc * sizeof(*m->notoc));
 		dc_free(m->path, m->path_len + 1);
 		dc_free(m, sizeof(*m));
 		dropped = true;
@@ -1140,11 +1238,6 @@ static void index_sites(struct dc_fmod *m)
 }
 
 #if ARCH_CALLER_TARGET_CHECK
-static bool addr_lt(const void *pa, const void *pb)
-{
-	return *(const uintptr_t *)pa < *(const uintptr_t *)pb;
-}
-
 /* m->lep from the file's symbol tables (ppc64le's st_other local-entry
  * field: ARCH_CALLER_LOCAL_ENTRY); none when out of memory (the sites
  * then stay on their callee). */
@@ -1358,8 +1451,7 @@ static int op_check(const struct dc_fn *f, enum op op, uintptr_t h)
 							DYNCALL_OK;
 #if ARCH_FENTRY_TARGET_CHECK
 	case OP_REDIRECT:
-		return arch_fentry_target_ok(&f->a, h) ? DYNCALL_OK :
-							 DYNCALL_ERR_INVAL;
+		return arch_fentry_target_ok(&f->a, h, target_keeps_toc(h));
 #endif
 	default:
 		return DYNCALL_OK;

@@ -62,6 +62,11 @@
 #ifndef ARCH_LOCAL_ENTRY
 #define ARCH_LOCAL_ENTRY(st_other) 0u /* a symbol's local entry offset */
 #endif
+#ifndef ARCH_SYM_DROPS_TOC
+/* a function symbol's st_other says the function may change the TOC
+ * pointer and not restore it (ppc64le); never elsewhere */
+#define ARCH_SYM_DROPS_TOC(st_other) 0
+#endif
 #ifndef ARCH_FENTRY_JF_NEAR_FN
 /* 1: a jump function is placed near its function (x86-64: reached from Q
  * and resuming the body by direct jumps); 0: near its first handler */
@@ -245,11 +250,14 @@ void arch_fentry_set_near(struct arch_fentry *f, uintptr_t near);
 bool arch_fentry_near_reaches(const struct arch_fentry *f, uintptr_t near);
 #endif
 
-/* May `target` replace f's code (a redirect)?  ppc64le: only a function of
- * f's module, whose TOC a caller in that module keeps (DYNCALL_ERR_INVAL
- * otherwise). */
+/* May `target` replace f's code (a redirect)?  DYNCALL_OK or why not.
+ * ppc64le: only a function that keeps r2 (keeps_toc: false when its
+ * symbol's st_other says it may not, ARCH_SYM_DROPS_TOC) and that is of
+ * f's module or sets no TOC, whose TOC a caller in that module keeps
+ * (DYNCALL_ERR_INVAL otherwise). */
 #if ARCH_FENTRY_TARGET_CHECK
-bool arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target);
+int arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target,
+			  bool keeps_toc);
 #endif
 
 /* Check the bytes around the __patchable_function_entries record `rec`

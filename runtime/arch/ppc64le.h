@@ -36,6 +36,10 @@
 	((((st_other) >> 5) & 7) == 0 ? 0 :                              \
 	 (((st_other) >> 5) & 7) == 1 || (((st_other) >> 5) & 7) == 7 ? -1 : \
 					  1 << (((st_other) >> 5) & 7))
+/* ELFv2: st_other's local-entry field 1 (r2 is caller-saved for the
+ * function: it may return with another r2, e.g. -mcpu=power10 PC-relative
+ * code) or 7 (reserved): not a redirect target (arch_fentry_target_ok) */
+#define ARCH_SYM_DROPS_TOC(st_other) (ARCH_CALLER_LOCAL_ENTRY(st_other) < 0)
 /* ELFv2: a function symbol's local entry offset (st_other bits 5..7). */
 #define ARCH_LOCAL_ENTRY(st_other)                                       \
 	((((st_other) >> 5) & 7) >= 2 ? 1u << (((st_other) >> 5) & 7) : 0u)

@@ -45,7 +45,9 @@
  * another module's TOC would break it.  So a redirect target must be in
  * the function's module (the same TOC, read from both global entries, or
  * the same module by dladdr) or set no TOC: arch_fentry_target_ok()
- * refuses another (DYNCALL_ERR_INVAL).
+ * refuses another (DYNCALL_ERR_INVAL), and a target whose symbol says it
+ * does not keep r2 (st_other's local-entry field 1, ARCH_SYM_DROPS_TOC:
+ * with its one entry it sets no TOC, but it may return with r2 changed).
  *
  * Protocol (prologue.c drives it, a batch of functions at a time):
  *   1. the first time a function is turned on: `near` written to fresh
@@ -253,17 +255,25 @@ static uint32_t entry_off(const struct arch_fentry *f)
 	return w;
 }
 
-bool arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target)
+int arch_fentry_target_ok(const struct arch_fentry *f, uintptr_t target,
+			  bool keeps_toc)
 {
 	Dl_info a, b;
 
+	/* st_other's local-entry field 1: r2 is caller-saved for the target,
+	 * which may return to f's callers with another r2 (ARCH_SYM_DROPS_TOC):
+	 * a caller that reached f's local entry does not restore its own */
+	if (!keeps_toc)
+		return DYNCALL_ERR_INVAL;
 	if (!gep_toc(target))
-		return true; /* sets no TOC: r2 stays the caller's */
+		return DYNCALL_OK; /* sets no TOC: r2 stays the caller's */
 	if (f->func != f->site && gep_toc(f->func) == gep_toc(target))
-		return true;
+		return DYNCALL_OK;
 	/* f sets no TOC of its own: the target's module must be f's */
 	return dladdr((void *)f->func, &a) && dladdr((void *)target, &b) &&
-	       a.dli_fbase == b.dli_fbase;
+			       a.dli_fbase == b.dli_fbase ?
+		       DYNCALL_OK :
+		       DYNCALL_ERR_INVAL;
 }
 
 /*

@@ -207,9 +207,9 @@
 // PPC64LE-NEXT: redirect f -> g_plain: 0 caller 4016
 // PPC64LE-NEXT: bytes: caller->g_plain 1
 // PPC64LE-NEXT: f: table 0 sites [[N]] rewritten [[N]] skipped 0 why 0
-// PPC64LE-NEXT: redirect f -> g_r2: 0 caller 6016
-// PPC64LE-NEXT: bytes: caller->f 1
-// PPC64LE-NEXT: f: table 0 sites [[N]] rewritten 0 skipped [[N]] why -6
+// PPC64LE-NEXT: redirect f -> g_r2: -1 caller 4016
+// PPC64LE-NEXT: bytes: caller->f 0
+// PPC64LE-NEXT: f: table 0 sites [[N]] rewritten [[N]] skipped 0 why 0
 // PPC64LE-NEXT: redirect f -> lnotoc: 0 caller 5016
 // PPC64LE-NEXT: bytes: caller->f 1
 // PPC64LE-NEXT: f: table 0 sites [[N]] rewritten 0 skipped [[N]] why -1
@@ -261,7 +261,9 @@ DYNCALL_NOT_PATCHABLE NOINLINE long g_plain(long x)
 #ifdef __powerpc64__
 /* a function whose symbol says it does not keep r2 (st_other local-entry
  * field 1; it does keep it): a TOC caller may reach it only through the
- * linker's TOC-save stub, so a site is never sent there */
+ * linker's TOC-save stub, so a site is never sent there, and it is no
+ * redirect target either (arch_fentry_target_ok: DYNCALL_ERR_INVAL, f
+ * stays redirected to g_plain; target-toc-ppc64le.c) */
 long g_r2(long x);
 __asm__(".text\n.globl g_r2\n.type g_r2, @function\n.p2align 2\n"
 	"g_r2:\n.localentry g_r2, 1\n\tmulli 3, 3, 3\n"
