@@ -2077,92 +2077,86 @@ DC_EXPORT size_t dyncall_fn_list(void **fns, size_t max)
 	return n;
 }
 
-DC_EXPORT int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out)
+/* A query about the function at fn (dyncall_fn_info, _callers, _flags):
+ * the answer's `size` bytes at out zeroed, then filled by fill(f, out)
+ * under the state lock.  DYNCALL_OK, or why not (DYNCALL_ERR_INVAL: fn
+ * or out is NULL; DYNCALL_ERR_NOFN). */
+static int fn_query(const void *fn, void *out, size_t size,
+		    void (*fill)(struct dc_fn *f, void *out))
 {
 	struct dc_fn *f;
 	sigset_t saved;
-	int s = DYNCALL_OK;
 
 	if (!out)
 		return DYNCALL_ERR_INVAL;
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, size);
 	state_begin(&saved);
 	f = fn ? fn_lookup((uintptr_t)fn) : NULL;
-	if (f) {
-		out->name = f->name;
-		out->fn = (const void *)f->a.func;
-		out->nhandlers = f->w.nh;
-		out->redirect = (const void *)f->w.redirect;
-		out->patched = f->on;
-		out->status = f->status;
-	} else {
-		s = fn ? DYNCALL_ERR_NOFN : DYNCALL_ERR_INVAL;
-	}
+	if (f)
+		fill(f, out);
 	dc_unlock(&saved);
-	return s;
+	return f ? DYNCALL_OK : fn ? DYNCALL_ERR_NOFN : DYNCALL_ERR_INVAL;
+}
+
+static void fill_info(struct dc_fn *f, void *p)
+{
+	struct dyncall_fn_info *out = p;
+
+	out->name = f->name;
+	out->fn = (const void *)f->a.func;
+	out->nhandlers = f->w.nh;
+	out->redirect = (const void *)f->w.redirect;
+	out->patched = f->on;
+	out->status = f->status;
+}
+
+DC_EXPORT int dyncall_fn_info(const void *fn, struct dyncall_fn_info *out)
+{
+	return fn_query(fn, out, sizeof(*out), fill_info);
+}
+
+static void fill_callers(struct dc_fn *f, void *p)
+{
+	struct dyncall_fn_callers *out = p;
+
+	mod_callers(f->mod);
+	out->status = f->mod->cs_status;
+	out->sites = f->ncs;
+	for (unsigned k = 0; k < f->ncs; k++)
+		out->redirected += f->cs[k].p.cur != f->a.func;
+	out->skipped = f->cs_skipped;
+	out->skipped_status = f->cs_skipped ? f->cs_why : DYNCALL_OK;
 }
 
 DC_EXPORT int dyncall_fn_callers(const void *fn, struct dyncall_fn_callers *out)
 {
-	struct dc_fn *f;
-	sigset_t saved;
-	int s = DYNCALL_OK;
+	return fn_query(fn, out, sizeof(*out), fill_callers);
+}
 
-	if (!out)
-		return DYNCALL_ERR_INVAL;
-	memset(out, 0, sizeof(*out));
-	if (!fn)
-		return DYNCALL_ERR_INVAL;
-	state_begin(&saved);
-	f = fn_lookup((uintptr_t)fn);
-	if (f) {
-		mod_callers(f->mod);
-		out->status = f->mod->cs_status;
-		out->sites = f->ncs;
-		for (unsigned k = 0; k < f->ncs; k++)
-			out->redirected += f->cs[k].p.cur != f->a.func;
-		out->skipped = f->cs_skipped;
-		out->skipped_status = f->cs_skipped ? f->cs_why : DYNCALL_OK;
-	} else {
-		s = DYNCALL_ERR_NOFN;
-	}
-	dc_unlock(&saved);
-	return s;
+static void fill_flags(struct dc_fn *f, void *p)
+{
+	struct arch_fentry_vec abi = rec_vec(f->rec_flags);
+	struct arch_fentry_vec v = want_vec(f);
+	unsigned *flags = p;
+
+	if (!abi.n && !abi.n2)
+		*flags |= DYNCALL_FN_NO_VEC_ABI;
+	if (f->rec_flags & DYNCALL_FN_REC_VARIADIC)
+		*flags |= DYNCALL_FN_VARIADIC_ABI;
+	*flags |= abi.n << DYNCALL_FN_VEC_NREGS_SHIFT;
+	*flags |= abi.n2 << DYNCALL_FN_VEC2_NREGS_SHIFT;
+	if (abi.width == 32)
+		*flags |= DYNCALL_FN_VEC_YMM;
+	if (abi.width == 64)
+		*flags |= DYNCALL_FN_VEC_ZMM;
+	if (f->w.nh && (v.n || v.n2))
+		*flags |= DYNCALL_FN_VEC_SAVED;
+	if (abi.int_known)
+		*flags |= DYNCALL_FN_INT_ABI;
+	*flags |= abi.ints << DYNCALL_FN_INT_NREGS_SHIFT;
 }
 
 DC_EXPORT int dyncall_fn_flags(const void *fn, unsigned *flags)
 {
-	struct dc_fn *f;
-	sigset_t saved;
-	int s = DYNCALL_OK;
-
-	if (!fn || !flags)
-		return DYNCALL_ERR_INVAL;
-	*flags = 0;
-	state_begin(&saved);
-	f = fn_lookup((uintptr_t)fn);
-	if (f) {
-		struct arch_fentry_vec abi = rec_vec(f->rec_flags);
-		struct arch_fentry_vec v = want_vec(f);
-
-		if (!abi.n && !abi.n2)
-			*flags |= DYNCALL_FN_NO_VEC_ABI;
-		if (f->rec_flags & DYNCALL_FN_REC_VARIADIC)
-			*flags |= DYNCALL_FN_VARIADIC_ABI;
-		*flags |= abi.n << DYNCALL_FN_VEC_NREGS_SHIFT;
-		*flags |= abi.n2 << DYNCALL_FN_VEC2_NREGS_SHIFT;
-		if (abi.width == 32)
-			*flags |= DYNCALL_FN_VEC_YMM;
-		if (abi.width == 64)
-			*flags |= DYNCALL_FN_VEC_ZMM;
-		if (f->w.nh && (v.n || v.n2))
-			*flags |= DYNCALL_FN_VEC_SAVED;
-		if (abi.int_known)
-			*flags |= DYNCALL_FN_INT_ABI;
-		*flags |= abi.ints << DYNCALL_FN_INT_NREGS_SHIFT;
-	} else {
-		s = DYNCALL_ERR_NOFN;
-	}
-	dc_unlock(&saved);
-	return s;
+	return fn_query(fn, flags, sizeof(*flags), fill_flags);
 }

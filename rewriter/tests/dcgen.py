@@ -28,6 +28,17 @@ import abi_header
 
 CLANG = os.environ.get("DYNCALL_TEST_CLANG", "clang-19")
 
+# The start of a hand-written ppc64le (ELFv2) program linked with
+# -nostdlib: an entry point that returns (the tests only read the file).
+PPC64LE_START = """\t.abiversion 2
+\t.text
+\t.globl _start
+\t.type _start,@function
+_start:
+\tblr
+\t.size _start, .-_start
+"""
+
 # The flags, names and assembly text of include/dyncall/abi.h and abi-asm.h.
 _SITE_FLAGS = abi_header.enum("dyncall_site_flags")
 _KEY_FLAGS = abi_header.enum("dyncall_key_flags")

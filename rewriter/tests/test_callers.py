@@ -20,15 +20,6 @@ from dyncall_rewrite.check import check
 from dyncall_rewrite.cli import main
 from dyncall_rewrite.elf import Image
 
-PPC_HEAD = """\t.abiversion 2
-\t.text
-\t.globl _start
-\t.type _start,@function
-_start:
-\tblr
-\t.size _start, .-_start
-"""
-
 
 def ppc_fn(name: str, toc: bool = False, pre: bool = False) -> str:
     """A function with its record .Lrec_<name>: at its local entry after a
@@ -87,7 +78,7 @@ def link(tmp: object, name: str, asm: str, target: str, relocs: bool = True) -> 
 
 def ppc_program(tmp: object, relocs: bool = True) -> str:
     asm = (
-        PPC_HEAD
+        dcgen.PPC64LE_START
         + ppc_fn("toc_f", toc=True)
         + ppc_fn("leaf_f")
         + ppc_fn("pre_f", pre=True)

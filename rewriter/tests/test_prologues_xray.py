@@ -18,19 +18,15 @@ from dyncall_rewrite.check import check
 from dyncall_rewrite.cli import main
 from dyncall_rewrite.elf import Image
 
-HEAD = """\t.abiversion 2
-\t.text
-\t.globl _start
-\t.type _start,@function
-_start:
-\tblr
-\t.size _start, .-_start
-\t.p2align 4
+HEAD = (
+    dcgen.PPC64LE_START
+    + """\t.p2align 4
 \t.type __xray_FunctionEntry,@function
 __xray_FunctionEntry:
 \tblr
 \t.size __xray_FunctionEntry, .-__xray_FunctionEntry
 """
+)
 
 SLED = "\tb 1f\n\tnop\n\tstd 0, -8(1)\n\tmflr 0\n\tbl __xray_FunctionEntry\n\tnop\n\tmtlr 0\n1:\n"
 TOC = "\taddis 2, 12, .TOC.-{name}@ha\n\taddi 2, 2, .TOC.-{name}@l\n\t.localentry {name}, 8\n"

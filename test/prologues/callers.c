@@ -330,60 +330,28 @@ static void encode(unsigned char *insn, const unsigned char *site,
 	insn[0] = site[0];
 	memcpy(insn + 1, &d, 4);
 }
-#elif defined(__aarch64__)
+#else
+/* aarch64 and ppc64le: b and bl, one word, an offset field in bits 0-25
+ * (aarch64: imm26 in words; ppc64le: li24 in bytes, AA and LK below it) */
+#define INSN_LEN 4
+#ifdef __aarch64__
 #define OP_CALL 0x94000000u /* bl */
 #define OP_JMP 0x14000000u  /* b */
-#define INSN_LEN 4
-
-static unsigned char *b_dest(const unsigned char *p)
-{
-	uint32_t w;
-
-	memcpy(&w, p, 4);
-	return (unsigned char *)p +
-	       ((int64_t)((int32_t)(w << 6) >> 6) * 4);
-}
-
-static unsigned char *find_site(void *fn, void *dest, unsigned op)
-{
-	unsigned char *p = fn;
-
-	for (int i = 0; i < 256; i += 4) {
-		uint32_t w;
-
-		memcpy(&w, p + i, 4);
-		if ((w & 0xfc000000u) == op &&
-		    b_dest(p + i) == (unsigned char *)dest)
-			return p + i;
-	}
-	return NULL;
-}
-
-static int goes(const unsigned char *site, void *dest)
-{
-	uint32_t w;
-
-	if (!site)
-		return 0;
-	memcpy(&w, site, 4);
-	return (w & 0x7c000000u) == 0x14000000u &&
-	       b_dest(site) == (unsigned char *)dest;
-}
-
-static void encode(unsigned char *insn, const unsigned char *site,
-		   void *dest)
-{
-	uint32_t w;
-
-	memcpy(&w, site, 4);
-	w = (w & 0xfc000000u) |
-	    ((uint32_t)(((unsigned char *)dest - site) / 4) & 0x03ffffffu);
-	memcpy(insn, &w, 4);
-}
-#elif defined(__powerpc64__)
+#define OP_MASK 0xfc000000u /* b or bl */
+#define B_MASK 0x7c000000u  /* either of them */
+#define B_ANY 0x14000000u
+#define OFF_MASK 0x03ffffffu
+#define OFF_UNIT 4
+#define ENTRY(fn) ((unsigned char *)(fn))
+#else
 #define OP_CALL 0x48000001u /* bl */
 #define OP_JMP 0x48000000u  /* b */
-#define INSN_LEN 4
+#define OP_MASK 0xfc000003u
+#define B_MASK 0xfc000002u /* either of them (AA 0) */
+#define B_ANY 0x48000000u
+#define OFF_MASK 0x03fffffcu
+#define OFF_UNIT 1
+#define ENTRY(fn) local_entry(fn)
 
 /* A direct b/bl enters a function at its local entry: past the
  * `addis r2,r12` (PIE, DSO) or `lis r2` (-no-pie) + `addi r2,r2` TOC
@@ -399,13 +367,15 @@ static unsigned char *local_entry(void *fn)
 		return (unsigned char *)fn + 8;
 	return fn;
 }
+#endif
 
 static unsigned char *b_dest(const unsigned char *p)
 {
 	uint32_t w;
 
 	memcpy(&w, p, 4);
-	return (unsigned char *)p + ((int32_t)((w & 0x03fffffcu) << 6) >> 6);
+	return (unsigned char *)p +
+	       (int64_t)((int32_t)((w & OFF_MASK) << 6) >> 6) * OFF_UNIT;
 }
 
 static unsigned char *find_site(void *fn, void *dest, unsigned op)
@@ -416,8 +386,7 @@ static unsigned char *find_site(void *fn, void *dest, unsigned op)
 		uint32_t w;
 
 		memcpy(&w, p + i, 4);
-		if ((w & 0xfc000003u) == op &&
-		    b_dest(p + i) == local_entry(dest))
+		if ((w & OP_MASK) == op && b_dest(p + i) == ENTRY(dest))
 			return p + i;
 	}
 	return NULL;
@@ -430,8 +399,7 @@ static int goes(const unsigned char *site, void *dest)
 	if (!site)
 		return 0;
 	memcpy(&w, site, 4);
-	return (w & 0xfc000002u) == 0x48000000u &&
-	       b_dest(site) == local_entry(dest);
+	return (w & B_MASK) == B_ANY && b_dest(site) == ENTRY(dest);
 }
 
 static void encode(unsigned char *insn, const unsigned char *site,
@@ -440,8 +408,8 @@ static void encode(unsigned char *insn, const unsigned char *site,
 	uint32_t w;
 
 	memcpy(&w, site, 4);
-	w = (w & 0xfc000003u) |
-	    ((uint32_t)(local_entry(dest) - site) & 0x03fffffcu);
+	w = (w & OP_MASK) |
+	    ((uint32_t)((ENTRY(dest) - site) / OFF_UNIT) & OFF_MASK);
 	memcpy(insn, &w, 4);
 }
 #endif
@@ -539,31 +507,41 @@ static void ppc_targets(const unsigned char *sc, long (*lnotoc)(long))
 	const unsigned char *sn = find_site(caller_notoc, f_notoc, OP_CALL);
 	int r, r2;
 
+	/* each: redirect fn -> target, then call `call` (its site: site)
+	 * and say whether the site goes to `to` (the target, or fn where the
+	 * target is refused and the sites stay `bl f+8`) and why */
+	const struct {
+		const char *fn_name, *target_name, *call_name, *to_name;
+		void *fn, *target, *to;
+		long (*call)(long);
+		const unsigned char *site;
+	} cases[] = {
+		{ "f", "g_notoc", "caller", "g_notoc", f, g_notoc, g_notoc,
+		  caller, sc },
+		{ "f_notoc", "g", "caller_notoc", "g", f_notoc, g, g,
+		  caller_notoc, sn },
+		{ "f", "g_plain", "caller", "g_plain", f, g_plain, g_plain,
+		  caller, sc },
+		/* refused: its symbol says it does not keep r2 (_BYTES) */
+		{ "f", "g_r2", "caller", "f", f, g_r2, f, caller, sc },
+		/* refused: another module (_INVAL) */
+		{ "f", "lnotoc", "caller", "f", f, (void *)lnotoc, f, caller,
+		  sc },
+	};
+
 	printf("ppc: f sets up a TOC %d, g %d, f_notoc %d, g_notoc %d\n",
 	       local_entry(f) != (void *)f, local_entry(g) != (void *)g,
 	       local_entry(f_notoc) != (void *)f_notoc,
 	       local_entry(g_notoc) != (void *)g_notoc);
-	r = dyncall_fn_redirect(f, g_notoc);
-	printf("redirect f -> g_notoc: %d caller %ld\n", r, caller(5));
-	printf("bytes: caller->g_notoc %d\n", goes(sc, g_notoc));
-	why("f", f);
-	r = dyncall_fn_redirect(f_notoc, g);
-	printf("redirect f_notoc -> g: %d caller_notoc %ld\n", r,
-	       caller_notoc(5));
-	printf("bytes: caller_notoc->g %d\n", goes(sn, g));
-	why("f_notoc", f_notoc);
-	r = dyncall_fn_redirect(f, g_plain);
-	printf("redirect f -> g_plain: %d caller %ld\n", r, caller(5));
-	printf("bytes: caller->g_plain %d\n", goes(sc, g_plain));
-	why("f", f);
-	r = dyncall_fn_redirect(f, g_r2);
-	printf("redirect f -> g_r2: %d caller %ld\n", r, caller(5));
-	printf("bytes: caller->f %d\n", goes(sc, f));
-	why("f", f);
-	r = dyncall_fn_redirect(f, lnotoc);
-	printf("redirect f -> lnotoc: %d caller %ld\n", r, caller(5));
-	printf("bytes: caller->f %d\n", goes(sc, f));
-	why("f", f);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = dyncall_fn_redirect(cases[i].fn, cases[i].target);
+		printf("redirect %s -> %s: %d %s %ld\n", cases[i].fn_name,
+		       cases[i].target_name, r, cases[i].call_name,
+		       cases[i].call(5));
+		printf("bytes: %s->%s %d\n", cases[i].call_name,
+		       cases[i].to_name, goes(cases[i].site, cases[i].to));
+		why(cases[i].fn_name, cases[i].fn);
+	}
 	r = dyncall_fn_restore(f);
 	r2 = dyncall_fn_restore(f_notoc);
 	printf("restore f, f_notoc: %d %d caller %ld", r, r2, caller(5));

@@ -28,41 +28,15 @@
 // LIST-DAG: <hfa3> {{.*}} vecregs=3 intregs=0{{$}}
 // LIST-DAG: <fi> {{.*}} novec=yes sled=nops vecregs=0 intregs=1{{$}}
 // LIST-DAG: <var> {{.*}} vecregs=8 variadic intregs=8{{$}}
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <dyncall.h>
 
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
-
-struct h3 {
-	double a, b, c;
-};
-struct fi {
-	float f;
-	int i;
-};
-
-NOINLINE double d1(double a, long b) { return a * 10 + b; }
-NOINLINE double hfa3(struct h3 s) { return (s.a * 10 + s.b) * 10 + s.c; }
-NOINLINE double fi(struct fi s) { return s.f * 10 + s.i; }
-NOINLINE long double q(long double x, long i) { return x * 10 + i; }
-NOINLINE double var(int n, ...)
-{
-	va_list ap;
-	double r = 0;
-
-	va_start(ap, n);
-	for (int i = 0; i < n; i++)
-		r = r * 10 + va_arg(ap, double);
-	va_end(ap);
-	return r;
-}
+#define VEC_ARGS_HFA
+#include "Inputs/vec_args.h"
+#define VEC_ARGS_VAR
+#include "Inputs/vec_args.h"
 
 static long calls;
 

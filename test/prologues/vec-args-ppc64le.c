@@ -38,31 +38,16 @@
 // LIST-DAG: <vv> {{.*}} vecregs=1 vec2regs=1 intregs=3{{$}}
 // LIST-DAG: <d14> {{.*}} vecregs=13 vec2regs=0 intregs=8{{$}}
 // LIST-DAG: <var> {{.*}} vecregs=13 vec2regs=12 variadic intregs=8{{$}}
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <dyncall.h>
 
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
+#define VEC_ARGS_HFA
+#include "Inputs/vec_args.h"
 
-struct h3 {
-	double a, b, c;
-};
-struct fi {
-	float f;
-	int i;
-};
 typedef int v4si __attribute__((vector_size(16)));
 
-NOINLINE double d1(double a, long b) { return a * 10 + b; }
-NOINLINE double hfa3(struct h3 s) { return (s.a * 10 + s.b) * 10 + s.c; }
-NOINLINE double fi(struct fi s) { return s.f * 10 + s.i; }
-NOINLINE long double q(long double x, long i) { return x * 10 + i; }
 NOINLINE long vv(v4si v, double d) { return (v[0] * 10 + v[3]) * 10 + (long)d; }
 NOINLINE double d14(double a, double b, double c, double d, double e,
 		    double f, double g, double h, double i, double j,
@@ -71,17 +56,8 @@ NOINLINE double d14(double a, double b, double c, double d, double e,
 	return ((a + b + c + d + e + f + g + h + i + j + k + l) * 10 + m) * 10 +
 	       n;
 }
-NOINLINE double var(int n, ...)
-{
-	va_list ap;
-	double r = 0;
-
-	va_start(ap, n);
-	for (int i = 0; i < n; i++)
-		r = r * 10 + va_arg(ap, double);
-	va_end(ap);
-	return r;
-}
+#define VEC_ARGS_VAR
+#include "Inputs/vec_args.h"
 
 static long calls;
 

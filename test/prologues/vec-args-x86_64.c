@@ -42,18 +42,13 @@
 // LIST-DAG: <ld> {{.*}} novec=yes sled=nops vecregs=0 intregs=1{{$}}
 // LIST-DAG: <mixed> {{.*}} vecregs=4 intregs=2{{$}}
 // LIST-DAG: <var> {{.*}} vecregs=8 variadic intregs=6{{$}}
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <dyncall.h>
 
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
+#include "Inputs/vec_args.h"
 
 struct dd {
 	double a, b;
@@ -62,7 +57,6 @@ struct fl {
 	float a, b;
 };
 
-NOINLINE double d1(double a, long b) { return a * 10 + b; }
 NOINLINE double d2(double a, double b) { return a * 10 + b; }
 NOINLINE double sdd(struct dd s) { return s.a * 10 + s.b; }
 NOINLINE double cd(_Complex double z) { return __real__ z * 10 + __imag__ z; }
@@ -82,17 +76,8 @@ NOINLINE double mixed(int a, float b, double c, struct fl d, double e, long i)
 {
 	return ((((a * 10 + b) * 10 + c) * 10 + d.a + d.b) * 10 + e) * 10 + i;
 }
-NOINLINE double var(int n, ...)
-{
-	va_list ap;
-	double r = 0;
-
-	va_start(ap, n);
-	for (int i = 0; i < n; i++)
-		r = r * 10 + va_arg(ap, double);
-	va_end(ap);
-	return r;
-}
+#define VEC_ARGS_VAR
+#include "Inputs/vec_args.h"
 
 /* A handler that leaves no vector register as it found it (all ones: a
  * NaN in every double), after reading the vector arguments (the first
