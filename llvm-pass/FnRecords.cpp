@@ -157,6 +157,18 @@ static int intRegs(Type *T, bool AArch64, unsigned N, int Depth = 0) {
   return -1; // scalable vectors, target types, x86_amx, ...
 }
 
+/// Does an attribute give A a register of its own (the static chain, a
+/// Swift context register) or a memory convention the argument count does
+/// not model?  Then a record must not state an integer register count.
+static bool takesOwnRegister(const Argument &A) {
+  return A.hasAttribute(Attribute::Nest) ||
+         A.hasAttribute(Attribute::SwiftSelf) ||
+         A.hasAttribute(Attribute::SwiftError) ||
+         A.hasAttribute(Attribute::SwiftAsync) ||
+         A.hasAttribute(Attribute::InAlloca) ||
+         A.hasAttribute(Attribute::Preallocated);
+}
+
 /// F's integer argument registers (FnVecUse::IntRegs, X8): -1 when the
 /// record must not say (variadic; a static chain or another register
 /// an attribute assigns; an argument type intRegs does not know).
@@ -169,12 +181,7 @@ static void fnIntUse(const Function &F, bool AArch64, FnVecUse &U) {
   if (F.isVarArg())
     return;
   for (const Argument &A : F.args()) {
-    if (A.hasAttribute(Attribute::Nest) ||
-        A.hasAttribute(Attribute::SwiftSelf) ||
-        A.hasAttribute(Attribute::SwiftError) ||
-        A.hasAttribute(Attribute::SwiftAsync) ||
-        A.hasAttribute(Attribute::InAlloca) ||
-        A.hasAttribute(Attribute::Preallocated))
+    if (takesOwnRegister(A))
       return;
     if (A.hasByValAttr())
       continue; // a copy in memory
@@ -321,12 +328,7 @@ static void ppcIntUse(const Function &F, FnVecUse &U) {
   if (F.isVarArg())
     return;
   for (const Argument &A : F.args()) {
-    if (A.hasAttribute(Attribute::Nest) ||
-        A.hasAttribute(Attribute::SwiftSelf) ||
-        A.hasAttribute(Attribute::SwiftError) ||
-        A.hasAttribute(Attribute::SwiftAsync) ||
-        A.hasAttribute(Attribute::InAlloca) ||
-        A.hasAttribute(Attribute::Preallocated))
+    if (takesOwnRegister(A))
       return;
     if (Type *BV = A.getParamByValType()) {
       const DataLayout &DL = F.getParent()->getDataLayout();

@@ -781,17 +781,21 @@ static bool addr_lt(const void *pa, const void *pb)
 {
 	return *(const uintptr_t *)pa < *(const uintptr_t *)pb;
 }
-#endif
 
-#if ARCH_FENTRY_TARGET_CHECK
-/* m->notoc from the file's symbol tables (.symtab, .dynsym): the defined
- * functions whose st_other says they may not keep r2 (ppc64le's
- * local-entry field 1, ARCH_SYM_DROPS_TOC); none when there is no such
- * function, or when out of memory (then only the dynamic symbols speak,
- * target_keeps_toc). */
-static void mod_notoc(struct dc_fmod *m, const uint8_t *file, size_t size,
-		      const ElfW(Ehdr) * eh, const ElfW(Shdr) * shs)
+/* Keeps the function symbol sy of a module loaded at base?  Then *word is
+ * what the sorted table holds for it. */
+typedef bool (*sym_pick_fn)(const ElfW(Sym) * sy, uintptr_t base,
+			    uintptr_t *word);
+
+/* The words pick() gives for the defined functions of the file's .symtab
+ * (and .dynsym when with_dynsym), sorted by address, in *count: one pass
+ * counts, the second fills what was allocated.  NULL when none is kept or
+ * out of memory (the callers then know less, never something wrong). */
+static uintptr_t *sym_words(uintptr_t base, const uint8_t *file, size_t size,
+			    const ElfW(Shdr) * shs, bool with_dynsym,
+			    sym_pick_fn pick, size_t *count)
 {
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)file;
 	uintptr_t *out = NULL;
 	size_t n = 0, k = 0;
 
@@ -801,20 +805,22 @@ static void mod_notoc(struct dc_fmod *m, const uint8_t *file, size_t size,
 			size_t ns;
 
 			if ((shs[s].sh_type != SHT_SYMTAB &&
-			     shs[s].sh_type != SHT_DYNSYM) ||
+			     (!with_dynsym || shs[s].sh_type != SHT_DYNSYM)) ||
 			    shs[s].sh_entsize != sizeof(ElfW(Sym)) ||
 			    !sh_ok(eh, size, &shs[s]))
 				continue;
 			sy = (const ElfW(Sym) *)(file + shs[s].sh_offset);
 			ns = shs[s].sh_size / sizeof(*sy);
 			for (size_t i = 1; i < ns; i++) {
+				uintptr_t w;
+
 				if (ELF64_ST_TYPE(sy[i].st_info) != STT_FUNC ||
 				    sy[i].st_shndx == SHN_UNDEF ||
 				    sy[i].st_shndx >= SHN_LORESERVE ||
-				    !ARCH_SYM_DROPS_TOC(sy[i].st_other))
+				    !pick(&sy[i], base, &w))
 					continue;
 				if (out && k < n)
-					out[k] = m->base + sy[i].st_value;
+					out[k] = w;
 				k++;
 			}
 		}
@@ -824,11 +830,37 @@ static void mod_notoc(struct dc_fmod *m, const uint8_t *file, size_t size,
 		k = 0;
 		out = dc_alloc(n * sizeof(*out));
 		if (!out)
-			return;
+			return NULL;
 	}
 	if (!out)
-		return;
+		return NULL;
 	dc_sort(out, n, sizeof(*out), addr_lt);
+	*count = n;
+	return out;
+}
+#endif
+
+#if ARCH_FENTRY_TARGET_CHECK
+/* m->notoc from the file's symbol tables (.symtab, .dynsym): the defined
+ * functions whose st_other says they may not keep r2 (ppc64le's
+ * local-entry field 1, ARCH_SYM_DROPS_TOC); none when there is no such
+ * function, or when out of memory (then only the dynamic symbols speak,
+ * target_keeps_toc). */
+static bool pick_notoc(const ElfW(Sym) * sy, uintptr_t base, uintptr_t *word)
+{
+	*word = base + sy->st_value;
+	return ARCH_SYM_DROPS_TOC(sy->st_other);
+}
+
+static void mod_notoc(struct dc_fmod *m, const uint8_t *file, size_t size,
+		      const ElfW(Shdr) * shs)
+{
+	size_t n = 0;
+	uintptr_t *out =
+		sym_words(m->base, file, size, shs, true, pick_notoc, &n);
+
+	if (!out)
+		return;
 	m->notoc = out;
 	m->nnotoc = n;
 }
@@ -922,7 +954,7 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	mod_records(m, file, eh, shs, shstr);
 	name_fns(m, file, size, eh, shs);
 #if ARCH_FENTRY_TARGET_CHECK
-	mod_notoc(m, file, size, eh, shs);
+	mod_notoc(m, file, size, shs);
 #endif
 out:
 	dc_free(recs, cap * sizeof(*recs));
@@ -1241,48 +1273,23 @@ static void index_sites(struct dc_fmod *m)
 /* m->lep from the file's symbol tables (ppc64le's st_other local-entry
  * field: ARCH_CALLER_LOCAL_ENTRY); none when out of memory (the sites
  * then stay on their callee). */
-static void mod_lep(struct dc_fmod *m, const uint8_t *file, size_t size,
-		    const ElfW(Shdr) * shs, unsigned shnum)
+static bool pick_lep(const ElfW(Sym) * sy, uintptr_t base, uintptr_t *word)
 {
-	uintptr_t *out = NULL;
-	size_t n = 0, k = 0;
+	int l = ARCH_CALLER_LOCAL_ENTRY(sy->st_other);
 
-	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned s = 0; s < shnum; s++) {
-			const ElfW(Sym) * sy;
-			size_t ns;
+	*word = (base + sy->st_value) | (l == 8);
+	return (l == 0 || l == 8) && !(sy->st_value & 3);
+}
 
-			if (shs[s].sh_type != SHT_SYMTAB ||
-			    shs[s].sh_entsize != sizeof(ElfW(Sym)) ||
-			    !sh_ok((const ElfW(Ehdr) *)file, size, &shs[s]))
-				continue;
-			sy = (const ElfW(Sym) *)(file + shs[s].sh_offset);
-			ns = shs[s].sh_size / sizeof(*sy);
-			for (size_t i = 1; i < ns; i++) {
-				int l = ARCH_CALLER_LOCAL_ENTRY(sy[i].st_other);
+static void mod_lep(struct dc_fmod *m, const uint8_t *file, size_t size,
+		    const ElfW(Shdr) * shs)
+{
+	size_t n = 0;
+	uintptr_t *out =
+		sym_words(m->base, file, size, shs, false, pick_lep, &n);
 
-				if (ELF64_ST_TYPE(sy[i].st_info) != STT_FUNC ||
-				    sy[i].st_shndx == SHN_UNDEF ||
-				    sy[i].st_shndx >= SHN_LORESERVE ||
-				    (l != 0 && l != 8) || (sy[i].st_value & 3))
-					continue;
-				if (out && k < n)
-					out[k] = (m->base + sy[i].st_value) |
-						 (l == 8);
-				k++;
-			}
-		}
-		if (pass || !k)
-			break;
-		n = k;
-		k = 0;
-		out = dc_alloc(n * sizeof(*out));
-		if (!out)
-			return;
-	}
 	if (!out)
 		return;
-	dc_sort(out, n, sizeof(*out), addr_lt);
 	m->lep = out;
 	m->nlep = n;
 }
@@ -1362,7 +1369,7 @@ static void mod_callers(struct dc_fmod *m)
 	m->ncs = k <= n ? k : n;
 	index_sites(m);
 #if ARCH_CALLER_TARGET_CHECK
-	mod_lep(m, file, size, shs, eh->e_shnum);
+	mod_lep(m, file, size, shs);
 #endif
 out:
 	munmap(file, size);
