@@ -29,7 +29,12 @@ for w in 256:-mavx2 512:-mavx512f; do
   "${dcc[@]}" --dyncall-prologues -DPFE "${w#*:}" -DW="${w%%:*}" -O2 -c "$here/prologue_cost_wide.c" -o "$out/wide${w%%:*}_pfe.o"
   wide+=("$out/wide${w%%:*}.o" "$out/wide${w%%:*}_pfe.o")
 done
-"${dcc[@]}" -O2 -c "$here/prologue_cost.c" -o "$out/main.o"
+# every timed loop starts a 64-byte line, so that none straddles two: the
+# loops are compared with each other, and on an AMD Zen 3 a loop whose
+# closing branch crosses into the next line costs about one cycle more per
+# call (GCC's "redirected call" loop read 1.3 x its twin "direct call" loop
+# from that alone: docs/prologues.md, "On another x86-64 machine")
+"${dcc[@]}" -O2 -falign-loops=64 -c "$here/prologue_cost.c" -o "$out/main.o"
 # linked with --dyncall-prologues: the caller table (-Wl,--emit-relocs), so
 # that the redirect rewrites the loop's call (docs/prologues.md)
 "${dcc[@]}" --dyncall-prologues -O2 "$out/main.o" "$out/plain.o" "$out/pfe.o" "$out/norec.o" "${wide[@]}" -o "$out/prologue_cost"
