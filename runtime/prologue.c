@@ -787,13 +787,14 @@ static bool addr_lt(const void *pa, const void *pb)
 typedef bool (*sym_pick_fn)(const ElfW(Sym) * sy, uintptr_t base,
 			    uintptr_t *word);
 
-/* The words pick() gives for the defined functions of the file's .symtab
- * (and .dynsym when with_dynsym), sorted by address, in *count: one pass
- * counts, the second fills what was allocated.  NULL when none is kept or
- * out of memory (the callers then know less, never something wrong). */
-static uintptr_t *sym_words(uintptr_t base, const uint8_t *file, size_t size,
-			    const ElfW(Shdr) * shs, bool with_dynsym,
-			    sym_pick_fn pick, size_t *count)
+/* *table, *count: the words pick() gives for the defined functions of the
+ * file's .symtab (and .dynsym when with_dynsym), sorted by address; one
+ * pass counts, the second fills what was allocated.  Left as they are
+ * (empty) when none is kept or out of memory: the callers then know less,
+ * never something wrong. */
+static void sym_words(uintptr_t base, const uint8_t *file, size_t size,
+		      const ElfW(Shdr) * shs, bool with_dynsym,
+		      sym_pick_fn pick, uintptr_t **table, size_t *count)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)file;
 	uintptr_t *out = NULL;
@@ -830,13 +831,13 @@ static uintptr_t *sym_words(uintptr_t base, const uint8_t *file, size_t size,
 		k = 0;
 		out = dc_alloc(n * sizeof(*out));
 		if (!out)
-			return NULL;
+			return;
 	}
 	if (!out)
-		return NULL;
+		return;
 	dc_sort(out, n, sizeof(*out), addr_lt);
+	*table = out;
 	*count = n;
-	return out;
 }
 #endif
 
@@ -850,19 +851,6 @@ static bool pick_notoc(const ElfW(Sym) * sy, uintptr_t base, uintptr_t *word)
 {
 	*word = base + sy->st_value;
 	return ARCH_SYM_DROPS_TOC(sy->st_other);
-}
-
-static void mod_notoc(struct dc_fmod *m, const uint8_t *file, size_t size,
-		      const ElfW(Shdr) * shs)
-{
-	size_t n = 0;
-	uintptr_t *out =
-		sym_words(m->base, file, size, shs, true, pick_notoc, &n);
-
-	if (!out)
-		return;
-	m->notoc = out;
-	m->nnotoc = n;
 }
 
 /* Does the function at t keep r2?  Not when the symbol table of a
@@ -954,7 +942,8 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	mod_records(m, file, eh, shs, shstr);
 	name_fns(m, file, size, eh, shs);
 #if ARCH_FENTRY_TARGET_CHECK
-	mod_notoc(m, file, size, shs);
+	sym_words(m->base, file, size, shs, true, pick_notoc, &m->notoc,
+		  &m->nnotoc);
 #endif
 out:
 	dc_free(recs, cap * sizeof(*recs));
@@ -1281,19 +1270,6 @@ static bool pick_lep(const ElfW(Sym) * sy, uintptr_t base, uintptr_t *word)
 	return (l == 0 || l == 8) && !(sy->st_value & 3);
 }
 
-static void mod_lep(struct dc_fmod *m, const uint8_t *file, size_t size,
-		    const ElfW(Shdr) * shs)
-{
-	size_t n = 0;
-	uintptr_t *out =
-		sym_words(m->base, file, size, shs, false, pick_lep, &n);
-
-	if (!out)
-		return;
-	m->lep = out;
-	m->nlep = n;
-}
-
 /* The local entry offset m's symbols give the function at a (0 or 8), or
  * -1 (no such symbol, or another offset). */
 static int sym_local_entry(const struct dc_fmod *m, uintptr_t a)
@@ -1369,7 +1345,7 @@ static void mod_callers(struct dc_fmod *m)
 	m->ncs = k <= n ? k : n;
 	index_sites(m);
 #if ARCH_CALLER_TARGET_CHECK
-	mod_lep(m, file, size, shs);
+	sym_words(m->base, file, size, shs, false, pick_lep, &m->lep, &m->nlep);
 #endif
 out:
 	munmap(file, size);
