@@ -13,6 +13,9 @@
  *                   hooked too (irrelevant hooks)
  *   1/0 NO_VEC      one handler hooked with DYNCALL_FN_NO_VEC (t_pfe
  *                   takes a long: no xmm0-7 saves)
+ *   1/0 empty       one handler that does nothing (the other rows' handler
+ *                   increments a counter): the path alone, as the empty
+ *                   tracer of Rutland's CALL_OPS table
  *   2/0 10/0        2 and 10 handlers on t_pfe
  *   redirect        t_pfe redirected to t_target, against a direct call to
  *                   t_target (built without NOPs): the loop's `call t_pfe`
@@ -73,6 +76,12 @@ static void handler(void *fn, void *ret, void *data, struct dyncall_regs *r)
 {
 	++*(long *)data;
 	(void)fn, (void)ret, (void)r;
+}
+
+static void empty_handler(void *fn, void *ret, void *data,
+			  struct dyncall_regs *r)
+{
+	(void)fn, (void)ret, (void)data, (void)r;
 }
 
 /* ten distinct handlers for the k-handler rows */
@@ -142,14 +151,14 @@ static long (*volatile p_pfe)(long) = t_pfe, (*volatile p_target)(long) = t_targ
 LOOPP(run_ptr_pfe, p_pfe)
 LOOPP(run_ptr_target, p_target)
 
-enum { V_PLAIN, V_NOPS, V_1_0, V_1_0_NOVEC, V_1_10, V_1_100, V_2_0, V_10_0, V_DIRECT,
-       V_REDIRECT, V_JMP, V_NOREC, V_D_PLAIN, V_D_NOPS, V_D_1, V_D_NOREC,
+enum { V_PLAIN, V_NOPS, V_1_0, V_1_0_NOVEC, V_1_0_EMPTY, V_1_10, V_1_100,
+       V_2_0, V_10_0, V_DIRECT, V_REDIRECT, V_JMP, V_NOREC, V_D_PLAIN, V_D_NOPS, V_D_1, V_D_NOREC,
        V_DD_PLAIN, V_DD_NOPS, V_DD_1, V_PTR_DIRECT, V_PTR_REDIRECT,
        V_W256_PLAIN, V_W256_NOPS, V_W256_1, V_W512_PLAIN, V_W512_NOPS,
        V_W512_1, NV };
 static const char *const names[NV] = {
 	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
-	"1 hook, DYNCALL_FN_NO_VEC (1/0)",
+	"1 hook, DYNCALL_FN_NO_VEC (1/0)", "1 hook, empty handler (1/0)",
 	"1 hook + 10 irrelevant (1/10)", "1 hook + 100 irrelevant (1/100)",
 	"2 handlers (2/0)", "10 handlers (10/0)", "direct call to target",
 	"redirected call", "call meeting one jmp (floor)",
@@ -169,6 +178,7 @@ static const char *const names[NV] = {
 static const int refs[NV] = {
 	[V_PLAIN] = V_PLAIN,	    [V_NOPS] = V_PLAIN,
 	[V_1_0] = V_NOPS,	    [V_1_0_NOVEC] = V_NOPS,
+	[V_1_0_EMPTY] = V_NOPS,
 	[V_1_10] = V_NOPS,	    [V_1_100] = V_NOPS,
 	[V_2_0] = V_NOPS,	    [V_10_0] = V_NOPS,
 	[V_DIRECT] = V_DIRECT,	    [V_REDIRECT] = V_DIRECT,
@@ -247,6 +257,10 @@ static void set_state(int v)
 		must(dyncall_fn_hook_flags(t_pfe, handler, &count,
 					   DYNCALL_FN_NO_VEC),
 		     "hook, no vector saves");
+		break;
+	case V_1_0_EMPTY:
+		must(dyncall_fn_hook(t_pfe, empty_handler, NULL),
+		     "hook, empty handler");
 		break;
 	case V_2_0:
 	case V_10_0:

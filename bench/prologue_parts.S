@@ -183,6 +183,49 @@ pp_call_only:
 	add	$8, %rsp
 	jmp	pp_body
 
+/*
+ * The floor: the branches a hook's path cannot do without and nothing
+ * else.  The patched NOP jumps to the jump function, which calls the
+ * handler and jumps back to the body; here the handler is empty (a ret)
+ * and there is no guard, no save, no argument:
+ *
+ *   pp_floor:  jmp 1f          the patched NOP (e9 rel32)
+ *          1:  call pp_empty   the handler call  -> ret
+ *              jmp pp_body     resume (the body: lea; ret)
+ *
+ * Every jump function has this skeleton, so a machine on which this row
+ * costs more than a goal over "the function alone" cannot meet the goal
+ * with any jump function (docs/prologues.md "The floor on Zen 3").
+ */
+	.globl	pp_empty
+	.p2align 4
+pp_empty:
+	ret
+
+	.globl	pp_empty_call
+	.p2align 4
+pp_empty_call:
+	sub	$8, %rsp
+	movabs	$pp_body, %rdi
+	movabs	$pp_count, %rdx
+	mov	%rsp, %rcx
+	call	pp_empty
+	add	$8, %rsp
+	jmp	pp_body
+
+	.globl	pp_floor
+	.p2align 4
+pp_floor:
+	jmp	1f
+	.p2align 4
+1:	call	pp_empty
+	jmp	pp_body
+
+	.globl	pp_new_1arg_entry
+	.p2align 4
+pp_new_1arg_entry:
+	jmp	pp_new_novec_1arg
+
 	JF_OLD	pp_old_novec, 1, 1, 0
 	JF_OLD	pp_old_novec_noguard, 0, 1, 0
 	JF_OLD	pp_old_novec_nosaves, 1, 0, 0

@@ -24,6 +24,8 @@ void pp_handler(void *fn, void *ret, void *data, void *regs)
 #define VARIANTS(X)                                                        \
 	X(pp_body, "the function alone")                                   \
 	X(pp_call_only, "the handler call alone")                          \
+	X(pp_empty_call, "  the same, the handler empty (a ret)")          \
+	X(pp_floor, "the floor: jmp; call an empty handler; jmp")          \
 	X(pp_old_novec, "old jump function, no vector saves")              \
 	X(pp_old_novec_noguard, "  the same without the guard's 2 stores") \
 	X(pp_old_novec_nosaves, "  the same without the 7 argument saves") \
@@ -35,7 +37,8 @@ void pp_handler(void *fn, void *ret, void *data, void *regs)
 	X(pp_new_vec1_vzu, "  xmm0 saved, vzeroupper")                     \
 	X(pp_new_novec_noguard, "  no vector saves, vzu, no guard stores") \
 	X(pp_new_novec_1arg, "  no vector saves, vzu, only rdi saved")      \
-	X(pp_new_vec1_1arg, "  xmm0 saved, vzu, only rdi saved")
+	X(pp_new_vec1_1arg, "  xmm0 saved, vzu, only rdi saved")           \
+	X(pp_new_1arg_entry, "  the same without xmm0, entered by a jmp")
 
 #define DECL(f, d) long f(long);
 VARIANTS(DECL)
