@@ -63,6 +63,12 @@ function(dyncall_cross_runtime triple processor)
       COMMAND ${CMAKE_COMMAND} -E create_symlink libdyncall.so.1.0.0 ${out}/libdyncall.so.1
       COMMAND ${CMAKE_COMMAND} -E create_symlink libdyncall.so.1 ${out}/libdyncall.so
     USES_TERMINAL_BUILD OFF)
+  # Installed beside the host's, <libdir>/<triple>/ (Debian's multiarch
+  # names): the CMake package's DynCall::dyncall in a cross build for
+  # <processor> (cmake/DynCallConfig.cmake.in).  The symlinks stay links.
+  install(FILES ${out}/libdyncall.a ${out}/libdyncall.so.1.0.0
+                ${out}/libdyncall.so.1 ${out}/libdyncall.so
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/${triple})
   message(STATUS "dyncall: cross runtime for ${triple} -> ${out}")
 endfunction()
 
