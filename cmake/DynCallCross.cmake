@@ -69,6 +69,17 @@ function(dyncall_cross_runtime triple processor)
   install(FILES ${out}/libdyncall.a ${out}/libdyncall.so.1.0.0
                 ${out}/libdyncall.so.1 ${out}/libdyncall.so
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/${triple})
+  # and its pkg-config file where Debian's <triple>-pkg-config looks
+  # (<libdir>/<triple>/pkgconfig): libdir is the triple's, gcc_plugin the
+  # cross GCC plugin's alias (<plugindir>/<triple>/dyncall_gcc.so)
+  set(DYNCALL_PC_WHAT "The ${triple} runtime.")
+  set(DYNCALL_PC_UP ../../..)
+  set(DYNCALL_PC_LIBDIR ${CMAKE_INSTALL_LIBDIR}/${triple})
+  set(DYNCALL_PC_GCC_PLUGIN ${triple}/dyncall_gcc.so)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/dyncall.pc.in
+                 ${PROJECT_BINARY_DIR}/cmake/${triple}/dyncall.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/cmake/${triple}/dyncall.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/${triple}/pkgconfig)
   message(STATUS "dyncall: cross runtime for ${triple} -> ${out}")
 endfunction()
 

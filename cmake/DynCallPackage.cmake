@@ -18,6 +18,12 @@ install(FILES
   ${PROJECT_BINARY_DIR}/cmake/DynCallConfigVersion.cmake
   DESTINATION ${_dyncall_cmake_dir})
 
+# the host's runtime; the cross runtimes get one each in
+# <libdir>/<triple>/pkgconfig (cmake/DynCallCross.cmake)
+set(DYNCALL_PC_WHAT "The host's runtime.")
+set(DYNCALL_PC_UP ../..)
+set(DYNCALL_PC_LIBDIR ${CMAKE_INSTALL_LIBDIR})
+set(DYNCALL_PC_GCC_PLUGIN dyncall_gcc.so)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/dyncall.pc.in
                ${PROJECT_BINARY_DIR}/cmake/dyncall.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/dyncall.pc
