@@ -34,6 +34,12 @@
  *                   record: xmm0-7): no NOPs, NOPs, 1 hook, 1 hook
  *   f(double, double)  t_plain_dd / t_pfe_dd (record: xmm0-1): no NOPs,
  *                   NOPs, 1 hook
+ *   caller's ymm dirty  t_norec unhooked and hooked, called by a loop
+ *                   that leaves the upper state dirty (every bit of ymm8
+ *                   set) before each call: what the jump function of a
+ *                   function without a record does with a dirty upper
+ *                   state (docs/prologues.md "The upper state without a
+ *                   record"); only where the CPU has AVX, else "-"
  *   f(__m256d, double), f(__m512d, double)  t_plain_w256 / t_pfe_w256
  *                   (record: ymm0-1, DYNCALL_FN_REC_VEC_YMM) and the zmm
  *                   pair (prologue_cost_wide.c, built with -mavx2): no
@@ -130,6 +136,24 @@ LOOPD(run_norec_d, t_norec_d)
 LOOPD(run_plain_dd, t_plain_dd, , 1.0)
 LOOPD(run_pfe_dd, t_pfe_dd, , 1.0)
 LOOP(run_pfe, t_pfe)
+
+/* t_norec called with the upper state dirty: the caller leaves every bit
+ * of ymm8 set before each call (ymm8 carries no argument), as code that
+ * used a ymm register without vzeroupper does; clean again after */
+static double run_norec_dirty(long n)
+{
+	long x = 0;
+	double t = now();
+
+	for (long i = 0; i < n; i++) {
+		__asm__ volatile("vpcmpeqd %%ymm8, %%ymm8, %%ymm8" : : : "xmm8");
+		x = t_norec(x);
+	}
+	t = now() - t;
+	__asm__ volatile("vzeroupper");
+	sink += x;
+	return t / n;
+}
 LOOP(run_target, t_target)
 LOOP(run_jmp, t_jmp)
 
@@ -154,7 +178,7 @@ LOOPP(run_ptr_target, p_target)
 enum { V_PLAIN, V_NOPS, V_1_0, V_1_0_NOVEC, V_1_0_EMPTY, V_1_10, V_1_100,
        V_2_0, V_10_0, V_DIRECT, V_REDIRECT, V_JMP, V_NOREC, V_D_PLAIN, V_D_NOPS, V_D_1, V_D_NOREC,
        V_DD_PLAIN, V_DD_NOPS, V_DD_1, V_PTR_DIRECT, V_PTR_REDIRECT,
-       V_W256_PLAIN, V_W256_NOPS, V_W256_1, V_W512_PLAIN, V_W512_NOPS,
+       V_DIRTY_NOPS, V_DIRTY_NOREC, V_W256_PLAIN, V_W256_NOPS, V_W256_1, V_W512_PLAIN, V_W512_NOPS,
        V_W512_1, NV };
 static const char *const names[NV] = {
 	"no NOPs (baseline)", "NOPs only (0/0)", "1 hook (1/0)",
@@ -169,6 +193,8 @@ static const char *const names[NV] = {
 	"f(double, double): 1 hook (xmm0-1)",
 	"pointer call of target",
 	"pointer call, redirected (entry)",
+	"no record, NOPs only, caller's ymm dirty",
+	"1 hook, no record, caller's ymm dirty",
 	"f(__m256d, double): no NOPs", "f(__m256d, double): NOPs only",
 	"f(__m256d, double): 1 hook (ymm0-1)",
 	"f(__m512d, double): no NOPs", "f(__m512d, double): NOPs only",
@@ -188,6 +214,7 @@ static const int refs[NV] = {
 	[V_DD_PLAIN] = V_DD_PLAIN,  [V_DD_NOPS] = V_DD_PLAIN,
 	[V_DD_1] = V_DD_NOPS,
 	[V_PTR_DIRECT] = V_PTR_DIRECT, [V_PTR_REDIRECT] = V_PTR_DIRECT,
+	[V_DIRTY_NOPS] = V_DIRTY_NOPS, [V_DIRTY_NOREC] = V_DIRTY_NOPS,
 	[V_W256_PLAIN] = V_W256_PLAIN, [V_W256_NOPS] = V_W256_PLAIN,
 	[V_W256_1] = V_W256_NOPS,
 	[V_W512_PLAIN] = V_W512_PLAIN, [V_W512_NOPS] = V_W512_PLAIN,
@@ -201,6 +228,8 @@ static bool have_isa(int v)
 		return __builtin_cpu_supports("avx512f");
 	if (v >= V_W256_PLAIN)
 		return __builtin_cpu_supports("avx2");
+	if (v == V_DIRTY_NOPS || v == V_DIRTY_NOREC)
+		return __builtin_cpu_supports("avx");
 	return true;
 }
 
@@ -272,6 +301,7 @@ static void set_state(int v)
 		must(dyncall_fn_redirect(t_pfe, t_target), "redirect");
 		break;
 	case V_NOREC:
+	case V_DIRTY_NOREC:
 		must(dyncall_fn_hook(t_norec, handler, &count), "hook");
 		break;
 	case V_D_1:
@@ -315,6 +345,7 @@ static double run_variant(int v, long n)
 		  v == V_DIRECT	    ? run_target(n) :
 		  v == V_JMP	    ? run_jmp(n) :
 		  v == V_NOREC	    ? run_norec(n) :
+		  v == V_DIRTY_NOPS || v == V_DIRTY_NOREC ? run_norec_dirty(n) :
 		  v == V_D_PLAIN    ? run_plain_d(n) :
 		  v == V_D_NOPS || v == V_D_1 ? run_pfe_d(n) :
 		  v == V_D_NOREC    ? run_norec_d(n) :

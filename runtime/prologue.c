@@ -367,7 +367,7 @@ static struct arch_fentry_vec want_vec(const struct dc_fn *f)
 
 static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 {
-	uint8_t buf[1280]; /* arch_fentry_jf_size(DYNCALL_FN_MAX_HANDLERS) */
+	uint8_t buf[1536]; /* arch_fentry_jf_size(DYNCALL_FN_MAX_HANDLERS) */
 	uintptr_t hs[DYNCALL_FN_MAX_HANDLERS], ds[DYNCALL_FN_MAX_HANDLERS];
 	struct dc_jf *j;
 	uintptr_t at;

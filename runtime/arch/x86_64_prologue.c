@@ -84,6 +84,8 @@ static const uint8_t NOP5_0[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 #define OP_JMP_IND 0xff /* ff 25 rel32: jmp *rel32(%rip) */
 #define MODRM_JMP_RIP 0x25
 #define OP_CALL 0xe8 /* call rel32 */
+#define OP_JE8 0x74 /* je rel8 */
+#define OP_JNE32 0x85 /* 0f 85 rel32: jne rel32 */
 #define OP_RET 0xc3
 
 int arch_fentry_probe(uintptr_t rec, struct arch_fentry *f)
@@ -294,6 +296,16 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *                                     the whole register, I < vec.n, when
  *                                     a wider vector argument may be in
  *                                     it (DYNCALL_FN_REC_VEC_YMM/ZMM)
+ *        [probe: no record, a CPU with AVX ("The upper state without a
+ *        record" below):
+ *         c5 7c 56 c1 / ...           vorps ymm0..7 -> ymm8 (a tree; vpord
+ *                                     zmm with AVX-512), then its bits
+ *                                     above 128 tested (vextractf128,
+ *                                     vptest)
+ *         0f 95 04 24                 setne (%rsp): 1 when one is set
+ *         74 <rel8>                   je 1f
+ *         vmovdqu %ymmI | %zmmI       the whole of ymm/zmm0-7, as above
+ *      1: c5 f8 77]                   vzeroupper
  *        [c5 f8 77]                   vzeroupper: a function with a record
  *                                     (vec.upper_dead) on a CPU with AVX:
  *                                     nothing live is above what was
@@ -324,10 +336,17 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  *        whole register first, then its low 16 bytes from regs->vec by
  *        vinsertf128/vinsertf32x4 $0: no legacy-SSE write after the
  *        wide loads dirtied the upper state)
- *        48 89 ec / 5d                mov %rbp, %rsp; pop %rbp
+ *        [probe: 80 3c 24 00          cmpb $0, (%rsp)
+ *         0f 85 <rel32 wide>          jne wide
+ *         c5 f8 77                    vzeroupper (a handler may have left
+ *                                     the upper halves dirty)
+ *         0f 28 ...]                  movaps regs->vec -> xmm0-7
+ *  leave: 48 89 ec / 5d               mov %rbp, %rsp; pop %rbp
  *        e9 <rel32 resume>            jmp resume
  *   far: ff 25 00 00 00 00 <resume>   jmp *lit(%rip) (only if resume is
  *                                     out of rel32 reach; jne goes here)
+ *  [wide: vmovdqu, vinsertf128 ...    the probe's wide restore, out of the
+ *         e9 <rel32 leave>]           common path: jmp leave
  *
  * The order of the stores is what the path costs: measured on this
  * machine (docs/prologues.md "Measured numbers"), the path is bound by
@@ -351,6 +370,23 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  * and regs->rax are then not filled in, and writing them has no effect).
  * Saving only the integer registers the prototype uses: measured in
  * docs/prologues.md "Integer registers".
+ *
+ * The upper state without a record.  A function built without the
+ * plugins may take a __m256/__m512 argument in ymm/zmm0-7, or may be
+ * legacy-SSE code called with the upper halves clean; nothing says which.
+ * Saving the whole registers always and restoring them with VEX loads
+ * left the upper state dirty for every such function (a legacy-SSE body
+ * then paid about 125 ns per call on Zen 3: docs/prologues.md); saving
+ * 16 bytes always lost a wide argument's upper half to a handler that
+ * touched it.  The probe decides per call, from the values themselves:
+ * if any of ymm/zmm0-7 has a bit set above bit 127, the whole registers
+ * are saved and restored (the state ends dirty, as it came); else only
+ * the low halves, after a vzeroupper at both ends (the state ends clean,
+ * and the upper halves zero, as they came).  ymm/zmm8-11 are scratch:
+ * caller-saved and no argument's.  (XINUSE, xgetbv with ecx = 1, would
+ * say whether the state is dirty, but costs 17 ns on Zen 3 under this
+ * hypervisor.)  The flag lives at 0(%rsp), a quadword of the frame
+ * nothing else uses.
  */
 #define JF_FRAME 272 /* r10, struct dyncall_regs, the 64-byte alignment */
 #define JF_WIDE_AREA 272 /* whole ymm/zmm registers, 64-byte aligned */
@@ -368,6 +404,10 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
 #define JF_REST_SIZE 40 /* the loads of rdi ... rax, r10 */
 #define JF_LEAVE_SIZE 4 /* mov %rbp, %rsp; pop %rbp */
 #define JF_TAIL 14 /* jmp rel32 | jmp *lit + lit */
+/* the probe's bytes beyond the wide path's (whose saves and restores it
+ * uses): the zmm test 65, setne 4, je 2, vzeroupper 3, cmpb 4, jne 6,
+ * vzeroupper 3, the narrow restores JF_VEC_SIZE, the jmp back 5 */
+#define JF_PROBE_SIZE (65 + 4 + 2 + 3 + 4 + 6 + 3 + JF_VEC_SIZE + 5)
 
 extern long dc_fentry_tpoff(void) DC_HIDDEN; /* x86_64_prologue.S */
 
@@ -388,7 +428,7 @@ size_t arch_fentry_jf_size(unsigned n)
 	return JF_SAVE_SIZE + JF_INT_SIZE + JF_RET_SIZE + JF_WIDE_SIZE +
 	       JF_VZU_SIZE + JF_VEC_SIZE + JF_R10_SIZE + n * JF_CALL +
 	       JF_CLEAR_SIZE + JF_REST_SIZE + JF_WIDE_SIZE + JF_INSERT_SIZE +
-	       JF_LEAVE_SIZE + JF_TAIL; /* >= JF_VEC_SIZE */
+	       JF_LEAVE_SIZE + JF_TAIL + JF_PROBE_SIZE; /* >= JF_VEC_SIZE */
 }
 
 /* One instruction per line. */
@@ -471,6 +511,39 @@ static const uint8_t jf_vec_rest[JF_VEC_SIZE] = {
 	0x0f, 0x28, 0xac, 0x24, 0xa0, 0, 0, 0,		/* movaps 160(%rsp), %xmm5 */
 	0x0f, 0x28, 0xb4, 0x24, 0xb0, 0, 0, 0,		/* movaps 176(%rsp), %xmm6 */
 	0x0f, 0x28, 0xbc, 0x24, 0xc0, 0, 0, 0,		/* movaps 192(%rsp), %xmm7 */
+};
+
+/* Any bit above 127 set in ymm0-7 (AVX) or zmm0-7 (AVX-512F)?  ZF clear
+ * if so.  A tree of ORs into ymm/zmm8, then the bits above 127 alone. */
+static const uint8_t jf_probe_ymm[] = {
+	0xc5, 0x7c, 0x56, 0xc1,				/* vorps %ymm1, %ymm0, %ymm8 */
+	0xc5, 0x6c, 0x56, 0xcb,				/* vorps %ymm3, %ymm2, %ymm9 */
+	0xc5, 0x5c, 0x56, 0xd5,				/* vorps %ymm5, %ymm4, %ymm10 */
+	0xc5, 0x4c, 0x56, 0xdf,				/* vorps %ymm7, %ymm6, %ymm11 */
+	0xc4, 0x41, 0x3c, 0x56, 0xc1,			/* vorps %ymm9, %ymm8, %ymm8 */
+	0xc4, 0x41, 0x2c, 0x56, 0xd3,			/* vorps %ymm11, %ymm10, %ymm10 */
+	0xc4, 0x41, 0x3c, 0x56, 0xc2,			/* vorps %ymm10, %ymm8, %ymm8 */
+	0xc4, 0x43, 0x7d, 0x19, 0xc0, 0x01,		/* vextractf128 $1, %ymm8, %xmm8 */
+	0xc4, 0x42, 0x79, 0x17, 0xc0,			/* vptest %xmm8, %xmm8 */
+};
+static const uint8_t jf_probe_zmm[] = {
+	0x62, 0x71, 0x7d, 0x48, 0xeb, 0xc1,		/* vpord %zmm1, %zmm0, %zmm8 */
+	0x62, 0x71, 0x6d, 0x48, 0xeb, 0xcb,		/* vpord %zmm3, %zmm2, %zmm9 */
+	0x62, 0x71, 0x5d, 0x48, 0xeb, 0xd5,		/* vpord %zmm5, %zmm4, %zmm10 */
+	0x62, 0x71, 0x4d, 0x48, 0xeb, 0xdf,		/* vpord %zmm7, %zmm6, %zmm11 */
+	0x62, 0x51, 0x3d, 0x48, 0xeb, 0xc1,		/* vpord %zmm9, %zmm8, %zmm8 */
+	0x62, 0x51, 0x2d, 0x48, 0xeb, 0xd3,		/* vpord %zmm11, %zmm10, %zmm10 */
+	0x62, 0x51, 0x3d, 0x48, 0xeb, 0xc2,		/* vpord %zmm10, %zmm8, %zmm8 */
+	0x62, 0x53, 0xfd, 0x48, 0x3b, 0xc1, 0x01,	/* vextracti64x4 $1, %zmm8, %ymm9 */
+	0xc4, 0x43, 0x7d, 0x19, 0xc0, 0x01,		/* vextractf128 $1, %ymm8, %xmm8 */
+	0xc4, 0x41, 0x3c, 0x56, 0xc1,			/* vorps %ymm9, %ymm8, %ymm8 */
+	0xc4, 0x42, 0x7d, 0x17, 0xc0,			/* vptest %ymm8, %ymm8 */
+};
+static const uint8_t jf_probe_flag[] = {
+	0x0f, 0x95, 0x04, 0x24,				/* setne (%rsp) */
+};
+static const uint8_t jf_probe_test[] = {
+	0x80, 0x3c, 0x24, 0x00,				/* cmpb $0, (%rsp) */
 };
 
 static const uint8_t jf_leave[JF_LEAVE_SIZE] = {
@@ -583,8 +656,9 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	static const uint8_t call_rax[2] = { 0xff, 0xd0 };
 	static const uint8_t vzeroupper[JF_VZU_SIZE] = { 0xc5, 0xf8, 0x77 };
 	int32_t tp = busy_tpoff();
-	uint8_t *p = buf, *jne, *clr;
-	bool far, wide;
+	uint8_t *p = buf, *jne, *clr, *skip = NULL, *leave;
+	bool far, wide, probe;
+	unsigned pw = cpu_vec_width(); /* the probe's width */
 	/* the integer registers: rdi.. (the record's count), else all six,
 	 * rax (%al: a variadic call's vector count) and r10 (the static
 	 * chain) */
@@ -605,13 +679,27 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	if (vec.width > cpu_vec_width())
 		vec.width = cpu_vec_width();
 	wide = vec.n && vec.width > 16;
-	if (wide) {
+	/* no record: what the upper halves hold is learnt per call (above) */
+	probe = vec.n && !wide && !vec.upper_dead && pw > 16;
+	if (wide || probe) {
 		int32_t frame = JF_FRAME_WIDE;
 
 		memcpy(buf + JF_SUB_IMM, &frame, 4);
-		p = put_wide(p, vec.n, vec.width, 0x7f);
 	}
-	if (vec.upper_dead && cpu_vec_width() > 16)
+	if (wide)
+		p = put_wide(p, vec.n, vec.width, 0x7f);
+	if (probe) {
+		uint8_t *je;
+
+		p = pw == 64 ? put(p, jf_probe_zmm, sizeof(jf_probe_zmm)) :
+			       put(p, jf_probe_ymm, sizeof(jf_probe_ymm));
+		p = put(p, jf_probe_flag, sizeof(jf_probe_flag));
+		*p++ = OP_JE8;
+		je = p++;
+		p = put_wide(p, vec.n, pw, 0x7f);
+		*je = (uint8_t)(p - (je + 1)); /* at most 8 * 11 bytes */
+	}
+	if ((vec.upper_dead || probe) && pw > 16)
 		p = put(p, vzeroupper, sizeof(vzeroupper));
 	p = put(p, jf_vec_save, jf_vec_len[vec.n]);
 	if (r10)
@@ -643,9 +731,18 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	if (wide) {
 		p = put_wide(p, vec.n, vec.width, 0x6f);
 		p = put_insert(p, vec.n, vec.width);
+	} else if (probe) {
+		p = put(p, jf_probe_test, sizeof(jf_probe_test));
+		*p++ = 0x0f; /* jne rel32: the wide restore, after the tail */
+		*p++ = OP_JNE32;
+		skip = p;
+		p += 4;
+		p = put(p, vzeroupper, sizeof(vzeroupper));
+		p = put(p, jf_vec_rest, jf_vec_len[vec.n]);
 	} else {
 		p = put(p, jf_vec_rest, jf_vec_len[vec.n]);
 	}
+	leave = p;
 	p = put(p, jf_leave, sizeof(jf_leave));
 	far = !rel32_ok(at + (uintptr_t)(p - buf) + 5, resume) ||
 	      !rel32_ok(at + (uintptr_t)(jne - buf) + 4, resume);
@@ -653,15 +750,25 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 		*p++ = OP_JMP32;
 		put_rel32(p, buf, at, resume);
 		put_rel32(jne, buf, at, resume);
-		return (size_t)(p + 4 - buf);
+		p += 4;
+	} else {
+		/* resume out of reach: both ways on through one literal */
+		put_rel32(jne, buf, at, at + (uintptr_t)(p - buf));
+		*p++ = OP_JMP_IND;
+		*p++ = MODRM_JMP_RIP;
+		memset(p, 0, 4);
+		p += 4;
+		p = put(p, &resume, 8);
 	}
-	/* resume out of reach: both ways on through one literal */
-	put_rel32(jne, buf, at, at + (uintptr_t)(p - buf));
-	*p++ = OP_JMP_IND;
-	*p++ = MODRM_JMP_RIP;
-	memset(p, 0, 4);
-	p += 4;
-	return (size_t)(put(p, &resume, 8) - buf);
+	if (skip) { /* the probe's wide restore, then back to leave */
+		put_rel32(skip, buf, at, at + (uintptr_t)(p - buf));
+		p = put_wide(p, vec.n, pw, 0x6f);
+		p = put_insert(p, vec.n, pw);
+		*p++ = OP_JMP32;
+		put_rel32(p, buf, at, at + (uintptr_t)(leave - buf));
+		p += 4;
+	}
+	return (size_t)(p - buf);
 }
 
 /*
