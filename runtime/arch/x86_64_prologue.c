@@ -646,64 +646,33 @@ static void put_rel32(uint8_t *p, uint8_t *buf, uintptr_t at, uintptr_t to)
 	memcpy(p, &rel, 4);
 }
 
-size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
-			   uintptr_t resume, const uintptr_t *h,
-			   const uintptr_t *d, unsigned n,
-			   struct arch_fentry_vec vec)
+static const uint8_t jf_vzeroupper[JF_VZU_SIZE] = { 0xc5, 0xf8, 0x77 };
+
+/* The probe of the upper halves ("The upper state without a record"):
+ * the test, the flag, the whole registers when a bit is set. */
+static uint8_t *put_probe(uint8_t *p, unsigned n, unsigned pw)
+{
+	uint8_t *je;
+
+	p = pw == 64 ? put(p, jf_probe_zmm, sizeof(jf_probe_zmm)) :
+		       put(p, jf_probe_ymm, sizeof(jf_probe_ymm));
+	p = put(p, jf_probe_flag, sizeof(jf_probe_flag));
+	*p++ = OP_JE8;
+	je = p++;
+	p = put_wide(p, n, pw, 0x7f);
+	*je = (uint8_t)(p - (je + 1)); /* at most 8 * 11 bytes */
+	return p;
+}
+
+/* Each handler in order: fn, regs->ret, data, regs; a direct call when
+ * it is within reach, else through %rax. */
+static uint8_t *put_calls(uint8_t *p, uint8_t *buf, uintptr_t at, uintptr_t fn,
+			  const uintptr_t *h, const uintptr_t *d, unsigned n)
 {
 	static const uint8_t ld_ret[5] = { 0x48, 0x8b, 0x74, 0x24, 0x48 };
 	static const uint8_t lea_rcx[5] = { 0x48, 0x8d, 0x4c, 0x24, 0x10 };
 	static const uint8_t call_rax[2] = { 0xff, 0xd0 };
-	static const uint8_t vzeroupper[JF_VZU_SIZE] = { 0xc5, 0xf8, 0x77 };
-	int32_t tp = busy_tpoff();
-	uint8_t *p = buf, *jne, *clr, *skip = NULL, *leave;
-	bool far, wide, probe;
-	unsigned pw = cpu_vec_width(); /* the probe's width */
-	/* the integer registers: rdi.. (the record's count), else all six,
-	 * rax (%al: a variadic call's vector count) and r10 (the static
-	 * chain) */
-	unsigned ni = vec.int_known && vec.ints <= DYNCALL_X86_64_INT_ARG_REGS ?
-			      vec.ints :
-			      DYNCALL_X86_64_INT_ARG_REGS + 1;
-	bool r10 = ni > DYNCALL_X86_64_INT_ARG_REGS;
 
-	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
-	p = put(p, jf_save, sizeof(jf_save));
-	memcpy(buf + JF_CMP_TP, &tp, 4);
-	memcpy(buf + JF_SET_TP, &tp, 4);
-	jne = buf + JF_JNE + 2;
-	p = put(p, jf_int_save, 5 * ni);
-	p = put(p, jf_ret, sizeof(jf_ret));
-	if (vec.n > DYNCALL_X86_64_VEC_ARG_REGS)
-		vec.n = DYNCALL_X86_64_VEC_ARG_REGS;
-	if (vec.width > cpu_vec_width())
-		vec.width = cpu_vec_width();
-	wide = vec.n && vec.width > 16;
-	/* no record: what the upper halves hold is learnt per call (above) */
-	probe = vec.n && !wide && !vec.upper_dead && pw > 16;
-	if (wide || probe) {
-		int32_t frame = JF_FRAME_WIDE;
-
-		memcpy(buf + JF_SUB_IMM, &frame, 4);
-	}
-	if (wide)
-		p = put_wide(p, vec.n, vec.width, 0x7f);
-	if (probe) {
-		uint8_t *je;
-
-		p = pw == 64 ? put(p, jf_probe_zmm, sizeof(jf_probe_zmm)) :
-			       put(p, jf_probe_ymm, sizeof(jf_probe_ymm));
-		p = put(p, jf_probe_flag, sizeof(jf_probe_flag));
-		*p++ = OP_JE8;
-		je = p++;
-		p = put_wide(p, vec.n, pw, 0x7f);
-		*je = (uint8_t)(p - (je + 1)); /* at most 8 * 11 bytes */
-	}
-	if ((vec.upper_dead || probe) && pw > 16)
-		p = put(p, vzeroupper, sizeof(vzeroupper));
-	p = put(p, jf_vec_save, jf_vec_len[vec.n]);
-	if (r10)
-		p = put(p, jf_r10, sizeof(jf_r10));
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t after;
 
@@ -722,6 +691,78 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			p = put(p, call_rax, sizeof(call_rax));
 		}
 	}
+	return p;
+}
+
+/* The way on to resume at p, and the guard's jne (whose rel32 is at jne)
+ * to it too: jmp rel32, or both through one literal when resume is out of
+ * reach. */
+static uint8_t *put_tail(uint8_t *p, uint8_t *buf, uintptr_t at, uint8_t *jne,
+			 uintptr_t resume)
+{
+	bool far = !rel32_ok(at + (uintptr_t)(p - buf) + 5, resume) ||
+		   !rel32_ok(at + (uintptr_t)(jne - buf) + 4, resume);
+
+	if (!far) {
+		*p++ = OP_JMP32;
+		put_rel32(p, buf, at, resume);
+		put_rel32(jne, buf, at, resume);
+		return p + 4;
+	}
+	put_rel32(jne, buf, at, at + (uintptr_t)(p - buf));
+	*p++ = OP_JMP_IND;
+	*p++ = MODRM_JMP_RIP;
+	memset(p, 0, 4);
+	p += 4;
+	return put(p, &resume, 8);
+}
+
+size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
+			   uintptr_t resume, const uintptr_t *h,
+			   const uintptr_t *d, unsigned n,
+			   struct arch_fentry_vec vec)
+{
+	int32_t tp = busy_tpoff();
+	uint8_t *p = buf, *jne, *clr, *skip = NULL, *leave;
+	bool wide, probe;
+	unsigned pw = cpu_vec_width(); /* the probe's width */
+	/* the integer registers: rdi.. (the record's count), else all six,
+	 * rax (%al: a variadic call's vector count) and r10 (the static
+	 * chain) */
+	unsigned ni = vec.int_known && vec.ints <= DYNCALL_X86_64_INT_ARG_REGS ?
+			      vec.ints :
+			      DYNCALL_X86_64_INT_ARG_REGS + 1;
+	bool r10 = ni > DYNCALL_X86_64_INT_ARG_REGS;
+
+	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
+	p = put(p, jf_save, sizeof(jf_save));
+	memcpy(buf + JF_CMP_TP, &tp, 4);
+	memcpy(buf + JF_SET_TP, &tp, 4);
+	jne = buf + JF_JNE + 2;
+	p = put(p, jf_int_save, 5 * ni);
+	p = put(p, jf_ret, sizeof(jf_ret));
+	if (vec.n > DYNCALL_X86_64_VEC_ARG_REGS)
+		vec.n = DYNCALL_X86_64_VEC_ARG_REGS;
+	if (vec.width > pw)
+		vec.width = pw;
+	wide = vec.n && vec.width > 16;
+	/* no record: what the upper halves hold is learnt per call (above) */
+	probe = vec.n && !wide && !vec.upper_dead && pw > 16;
+	if (wide || probe) {
+		int32_t frame = JF_FRAME_WIDE;
+
+		memcpy(buf + JF_SUB_IMM, &frame, 4);
+	}
+	if (wide)
+		p = put_wide(p, vec.n, vec.width, 0x7f);
+	if (probe)
+		p = put_probe(p, vec.n, pw);
+	if ((vec.upper_dead || probe) && pw > 16)
+		p = put(p, jf_vzeroupper, sizeof(jf_vzeroupper));
+	p = put(p, jf_vec_save, jf_vec_len[vec.n]);
+	if (r10)
+		p = put(p, jf_r10, sizeof(jf_r10));
+	p = put_calls(p, buf, at, fn, h, d, n);
 	clr = p + JF_CLR_TP;
 	p = put(p, jf_clear, sizeof(jf_clear));
 	memcpy(clr, &tp, 4);
@@ -737,29 +778,14 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 		*p++ = OP_JNE32;
 		skip = p;
 		p += 4;
-		p = put(p, vzeroupper, sizeof(vzeroupper));
+		p = put(p, jf_vzeroupper, sizeof(jf_vzeroupper));
 		p = put(p, jf_vec_rest, jf_vec_len[vec.n]);
 	} else {
 		p = put(p, jf_vec_rest, jf_vec_len[vec.n]);
 	}
 	leave = p;
 	p = put(p, jf_leave, sizeof(jf_leave));
-	far = !rel32_ok(at + (uintptr_t)(p - buf) + 5, resume) ||
-	      !rel32_ok(at + (uintptr_t)(jne - buf) + 4, resume);
-	if (!far) {
-		*p++ = OP_JMP32;
-		put_rel32(p, buf, at, resume);
-		put_rel32(jne, buf, at, resume);
-		p += 4;
-	} else {
-		/* resume out of reach: both ways on through one literal */
-		put_rel32(jne, buf, at, at + (uintptr_t)(p - buf));
-		*p++ = OP_JMP_IND;
-		*p++ = MODRM_JMP_RIP;
-		memset(p, 0, 4);
-		p += 4;
-		p = put(p, &resume, 8);
-	}
+	p = put_tail(p, buf, at, jne, resume);
 	if (skip) { /* the probe's wide restore, then back to leave */
 		put_rel32(skip, buf, at, at + (uintptr_t)(p - buf));
 		p = put_wide(p, vec.n, pw, 0x6f);
