@@ -376,7 +376,7 @@ static uint8_t *put_imm64(uint8_t *p, uint8_t rex, uint8_t op, uint64_t v)
  * legacy-SSE code called with the upper halves clean; nothing says which.
  * Saving the whole registers always and restoring them with VEX loads
  * left the upper state dirty for every such function (a legacy-SSE body
- * then paid about 125 ns per call on Zen 3: docs/prologues.md); saving
+ * then paid 130 to 140 ns per call on Zen 3: docs/prologues.md); saving
  * 16 bytes always lost a wide argument's upper half to a handler that
  * touched it.  The probe decides per call, from the values themselves:
  * if any of ymm/zmm0-7 has a bit set above bit 127, the whole registers
