@@ -247,6 +247,23 @@ void dc_text_forget(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 int dc_text_code_map(uintptr_t at, size_t len) DC_HIDDEN;
 /* Make the pages of [lo, hi) of such memory present in both views. */
 void dc_text_prefault(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
+/* The writers DYNCALL_TEXT_WRITE allows (DC_WRITE_*). */
+unsigned dc_text_writers(void) DC_HIDDEN;
+
+/* --- code_pool.c: memory for function-entry patching's generated code --- */
+/* A block of size bytes within 1 GiB of near (0: anywhere); 0 if none. */
+uintptr_t dc_pool_get(size_t size, uintptr_t near) DC_HIDDEN;
+/* Give back the tail of the block just taken: it needs only len bytes. */
+void dc_pool_trim(uintptr_t at, size_t size, size_t len) DC_HIDDEN;
+/* Write the block just taken at `at`; 0 or a status. */
+int dc_pool_write(uintptr_t at, const void *bytes, size_t len) DC_HIDDEN;
+/* [lo, hi) lies in one chunk the text writers may alias. */
+bool dc_pool_alias_chunk(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
+/* A batch generating many blocks: they go to fresh pages, made R-X by
+ * dc_pool_bulk_end (false: some were refused, dc_pool_bulk_refused). */
+void dc_pool_bulk_begin(void) DC_HIDDEN;
+bool dc_pool_bulk_end(void) DC_HIDDEN;
+bool dc_pool_bulk_refused(uintptr_t at) DC_HIDDEN;
 
 /* --- stubs.c: executable memory near the sites --- */
 enum dc_stub_flavor {

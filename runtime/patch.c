@@ -296,6 +296,11 @@ void dc_text_init(unsigned allowed)
 		open("/proc/self/mem", O_RDWR | O_CLOEXEC) : -1;
 }
 
+unsigned dc_text_writers(void)
+{
+	return writers;
+}
+
 /* After fork (both sides): the aliases' memfds are shared with the other
  * process, so each moves to fresh ones before its next write; a child's
  * /proc/self/mem descriptor still names the parent. */

@@ -164,134 +164,11 @@ static bool scanned;
 static struct dc_fn **fn_hash;
 static size_t fn_hash_cap;
 
-/* --- generated code ---
- * Jump functions and "original" thunks live in 1 MiB chunks mapped R-X,
- * 64 KiB aligned, written like any text (dc_text_write: the memfd alias,
- * /proc/self/mem or, last, mprotect).  The chunks count as one segment for
- * the alias writer (dc_fentry_same_segment) and no block crosses a page:
- * a block is always written through one writer.  A block goes into a
- * chunk within POOL_REACH of the address it asks to be near (the hooked
- * function: x86-64 jump functions reach it, its Q and its body with
- * direct jumps), else into a new chunk mapped as near as the address
- * space allows. */
-#define POOL_CHUNK (1UL << 20)
-#define POOL_ALIGN (64UL << 10)
-#define POOL_MAX 64
-#define POOL_REACH (1UL << 30) /* well inside a rel32's +-2 GiB */
-#define POOL_HINTS 16
-#define POOL_PREFAULT (128UL << 10) /* pages made present at a time */
-static uintptr_t pool_lo[POOL_MAX], pool_cur[POOL_MAX];
-static uintptr_t pool_pop[POOL_MAX]; /* memfd chunks: present below it */
-static bool pool_fd[POOL_MAX]; /* written through its own alias */
-static unsigned pool_n;
-
-static bool pool_near(uintptr_t chunk, uintptr_t near)
-{
-	uintptr_t d = chunk > near ? chunk - near : near - chunk;
-
-	return !near || d < POOL_REACH;
-}
-
-/* A new chunk, near `near` if possible (0: anywhere). */
-static uintptr_t pool_map(uintptr_t near)
-{
-	for (int i = 0; i <= POOL_HINTS; i++) {
-		/* below the module first (i odd), then above (i even) */
-		uintptr_t step = (uintptr_t)((i + 1) / 2) * (64UL << 20);
-		uintptr_t base = near & ~(POOL_CHUNK - 1), hint = 0;
-		uint8_t *p;
-		uintptr_t b, e;
-
-		if (near && i < POOL_HINTS)
-			hint = i % 2 ? base - step : base + step;
-		if (near && i < POOL_HINTS && (hint < (64UL << 20)))
-			continue;
-		p = mmap((void *)hint, POOL_CHUNK + POOL_ALIGN, ARCH_TEXT_PROT,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			continue; /* the next hint; the last one: anywhere */
-		b = ((uintptr_t)p + POOL_ALIGN - 1) & ~(POOL_ALIGN - 1);
-		if (i < POOL_HINTS && !pool_near(b, near)) {
-			munmap(p, POOL_CHUNK + POOL_ALIGN);
-			continue;
-		}
-		e = b + POOL_CHUNK;
-		if (b != (uintptr_t)p)
-			munmap(p, b - (uintptr_t)p);
-		munmap((void *)e, (uintptr_t)p + POOL_CHUNK + POOL_ALIGN - e);
-		return b;
-	}
-	return 0;
-}
-
-static uintptr_t pool_get(size_t size, uintptr_t near)
-{
-	uintptr_t pm = (uintptr_t)getpagesize() - 1, at = 0;
-	unsigned c;
-
-	size = (size + 15) & ~(size_t)15;
-	for (c = pool_n; c-- > 0;) { /* the newest chunks first */
-		at = pool_cur[c];
-		if (((at ^ (at + size - 1)) & ~pm))
-			at = (at + pm) & ~pm; /* next page */
-		if (at + size <= pool_lo[c] + POOL_CHUNK &&
-		    (pool_near(pool_lo[c], near) || pool_n == POOL_MAX))
-			break;
-	}
-	if (c == (unsigned)-1) {
-		if (pool_n == POOL_MAX)
-			return 0;
-		at = pool_map(near);
-		if (!at)
-			return 0;
-		c = pool_n++;
-		pool_lo[c] = at;
-		/* an alias of its own from the start (the writers allowing):
-		 * no copy of empty pages, no memfd per 64 KiB */
-		pool_fd[c] = !dc_text_code_map(at, POOL_CHUNK);
-		pool_pop[c] = at;
-	}
-	if (pool_fd[c] && at + size > pool_pop[c]) {
-		uintptr_t hi = (at + size + POOL_PREFAULT - 1) &
-			       ~(POOL_PREFAULT - 1);
-
-		hi = hi < pool_lo[c] + POOL_CHUNK ? hi :
-						    pool_lo[c] + POOL_CHUNK;
-		dc_text_prefault(pool_pop[c], hi);
-		pool_pop[c] = hi;
-	}
-	pool_cur[c] = at + size;
-	DC_STAT_ADD(stubs, 1);
-	return at;
-}
-
-/* The block at `at` just taken with pool_get(size) needs only len bytes:
- * the rest goes back (the worst case of a jump function is the far form
- * with the vector saves; most are near and many have none). */
-static void pool_trim(uintptr_t at, size_t size, size_t len)
-{
-	size = (size + 15) & ~(size_t)15;
-	len = (len + 15) & ~(size_t)15;
-	for (unsigned c = pool_n; c-- > 0;)
-		if (pool_cur[c] == at + size && len <= size) {
-			pool_cur[c] = at + len;
-			return;
-		}
-}
-
-static bool in_pool(uintptr_t lo, uintptr_t hi)
-{
-	for (unsigned i = 0; i < pool_n; i++)
-		if (lo >= pool_lo[i] && hi <= pool_lo[i] + POOL_CHUNK)
-			return true;
-	return false;
-}
-
 static int code_err; /* why the last generated code was not written */
 
 static uintptr_t write_code(const uint8_t *buf, size_t len, uintptr_t at)
 {
-	int err = dc_text_write(at, buf, len);
+	int err = dc_pool_write(at, buf, len);
 
 	code_err = err;
 	return err ? 0 : at;
@@ -388,8 +265,8 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	if (arch_fentry_jf_size(n) > sizeof(buf))
 		return 0;
 	code_err = DYNCALL_ERR_NOMEM;
-	at = pool_get(arch_fentry_jf_size(n),
-		      ARCH_FENTRY_JF_NEAR_FN ? f->a.func : f->w.hd[0].h);
+	at = dc_pool_get(arch_fentry_jf_size(n),
+			 ARCH_FENTRY_JF_NEAR_FN ? f->a.func : f->w.hd[0].h);
 	j = at ? dc_alloc(jf_rec_size(n)) : NULL;
 	if (!j)
 		return 0;
@@ -398,7 +275,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 		ds[k] = f->w.hd[k].d;
 	}
 	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, hs, ds, n, vec);
-	pool_trim(at, arch_fentry_jf_size(n), len);
+	dc_pool_trim(at, arch_fentry_jf_size(n), len);
 	if (!write_code(buf, len, at)) {
 		dc_free(j, jf_rec_size(n));
 		return 0;
@@ -1072,7 +949,7 @@ static void rescan(void)
  * (patch.c): the segments of the modules with patchable functions. */
 bool dc_fentry_same_segment(uintptr_t lo, uintptr_t hi)
 {
-	if (in_pool(lo, hi))
+	if (dc_pool_alias_chunk(lo, hi))
 		return true;
 	for (struct dc_fmod *m = fmods; m; m = m->next)
 		if (m->nfn && dc_segs_contain(&m->exec, lo, hi, true))
@@ -1744,6 +1621,57 @@ static void finish_chunk(struct fbatch *fb, size_t base, size_t n)
 	}
 }
 
+/* A batch with this many functions with handlers or more takes its new
+ * jump functions from bulk chunks (code_pool.c: fresh pages, made R-X at
+ * once; one huge page instead of hundreds of small ones in two views).
+ * 1,024 jump functions are about 150 KB, the size at which one 2 MiB page
+ * cost no more than the small pages here. */
+#define BULK_MIN 1024
+
+/* f's jump functions that were refused their seal: forgotten (never run,
+ * never reused); whether its wanted slot value was one of them. */
+static bool jf_drop_refused(struct dc_fn *f)
+{
+	bool hit = false;
+
+	for (struct dc_jf **p = &f->jfs; *p;) {
+		struct dc_jf *j = *p;
+
+		if (!dc_pool_bulk_refused(j->code)) {
+			p = &j->next;
+			continue;
+		}
+		hit |= j->code == f->want;
+		*p = j->next;
+		dc_free(j, jf_rec_size(j->n));
+	}
+	return hit;
+}
+
+/* 1. for v[0..m), APPLY_CHUNK at a time (prepare), from bulk chunks when
+ * the batch is large; a function whose jump function could not be made
+ * executable is refused (DYNCALL_ERR_MPROTECT).  Returns whether fresh
+ * code was written. */
+static bool generate(struct dc_fn **v, size_t m, int *st)
+{
+	size_t hooked = 0;
+	bool fresh = false;
+
+	for (size_t i = 0; i < m; i++)
+		hooked += v[i]->w.nh != 0;
+	if (hooked >= BULK_MIN)
+		dc_pool_bulk_begin();
+	for (size_t c = 0; c < m; c += APPLY_CHUNK)
+		fresh |= prepare(v + c,
+				 m - c < APPLY_CHUNK ? m - c : APPLY_CHUNK,
+				 st + c);
+	if (hooked >= BULK_MIN && !dc_pool_bulk_end())
+		for (size_t i = 0; i < m; i++)
+			if (jf_drop_refused(v[i]) && st[i] == DYNCALL_OK)
+				st[i] = DYNCALL_ERR_MPROTECT;
+	return fresh;
+}
+
 /* Write the wanted state of fb->v[0..m) (passes 2 and 3), then the
  * sites.  Returns the first error. */
 static int apply(struct fbatch *fb)
@@ -1756,12 +1684,8 @@ static int apply(struct fbatch *fb)
 	if (dc_cfg.disabled) {
 		apply_disabled(v, m, st);
 	} else {
-		for (size_t c = 0; c < m; c += APPLY_CHUNK)
-			fresh |= prepare(v + c,
-					 m - c < APPLY_CHUNK ? m - c :
-							       APPLY_CHUNK,
-					 st + c);
-		/* 2. new jump functions set dc_stubs_dirty (dc_text_write);
+		fresh = generate(v, m, st);
+		/* 2. new jump functions set dc_stubs_dirty (dc_pool_write);
 		 * cached ones were synchronized when they were written */
 		if ((fresh || dc_stubs_dirty) && dc_sync_cores()) {
 			ret = DYNCALL_ERR_MEMBARRIER;
@@ -2011,7 +1935,7 @@ DC_EXPORT void *dyncall_fn_original(void *fn)
 	state_begin(&saved);
 	f = fn_get(fn, &s);
 	if (f && !f->orig) {
-		at = pool_get(ARCH_FENTRY_ORIG_SIZE, f->a.func);
+		at = dc_pool_get(ARCH_FENTRY_ORIG_SIZE, f->a.func);
 		if (at) {
 			size_t len = arch_fentry_emit_orig(buf, at, &f->a);
 

@@ -1,0 +1,205 @@
+// Checks the bulk chunks of the generated-code pool (runtime/code_pool.c): a batch that hooks 1,100 functions (BULK_MIN is 1,024) gets its jump functions in fresh anonymous pages, stored directly and made R-X once; a small batch still gets the memfd alias chunks; a second large batch starts on fresh pages after the first one's seal; no mapping is ever writable and executable.  Refusals: with mprotect not an allowed writer (DYNCALL_TEXT_WRITE=alias), or the probe of a new bulk chunk refused (an interposer refusing mprotect to PROT_EXEC: SELinux execmem), the large batch falls back to the alias chunks and succeeds; with the probe allowed and the seal refused, the batch returns DYNCALL_ERR_MPROTECT, every function keeps running its original code (no handler runs: a jump function in a page that is not executable would fault), and the retry, bulk chunks off from then on, succeeds.
+// REQUIRES: x86_64, dyncall-runtime
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
+// RUN: %cc -O2 -fPIC -shared %S/Inputs/deny-exec-mprotect.c -o %t.deny.so
+// RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,OK,BULK,SMALL-MEMFD
+// RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,OK,BULK,SMALL-MEMFD
+// RUN: env DYNCALL_TEXT_WRITE=alias %t.clang | FileCheck %s --check-prefixes=CHECK,OK,MEMFD,SMALL-MEMFD
+// RUN: env LD_PRELOAD=%t.deny.so %t.gcc | FileCheck %s --check-prefixes=CHECK,OK,MEMFD,SMALL-MEMFD
+// RUN: env LD_PRELOAD=%t.deny.so DENY_EXEC_AFTER=1 %t.clang | FileCheck %s --check-prefixes=CHECK,SEAL,MEMFD,SMALL-MEMFD
+// (mprotect alone, as asked for: the bulk chunks, and the small batch's
+// chunk is plain anonymous memory written through mprotect)
+// RUN: env DYNCALL_TEXT_WRITE=mprotect %t.gcc | FileCheck %s --check-prefixes=CHECK,OK,BULK,SMALL-ANON
+// aarch64 and ppc64le under qemu (mprotect alone): what the calls and the
+// handlers see
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 %s -o %t.a64 %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64 | FileCheck %s --check-prefixes=CHECK,OK %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.ppc %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,OK %}
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <dyncall.h>
+
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE __attribute__((noinline, noclone))
+#endif
+
+/* 1,100 functions: many_1000 .. many_2099, each returns x + its number */
+#define F(n) NOINLINE long many_##n(long x) { return x + n; }
+#define F10(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6) \
+	F(n##7) F(n##8) F(n##9)
+#define F100(n) F10(n##0) F10(n##1) F10(n##2) F10(n##3) F10(n##4) \
+	F10(n##5) F10(n##6) F10(n##7) F10(n##8) F10(n##9)
+#define F1000(n) F100(n##0) F100(n##1) F100(n##2) F100(n##3) F100(n##4) \
+	F100(n##5) F100(n##6) F100(n##7) F100(n##8) F100(n##9)
+F1000(1) F100(20)
+#undef F
+#define F(n) (void *)many_##n,
+static void *const fns[] = { F1000(1) F100(20) };
+#define N (sizeof(fns) / sizeof(fns[0]))
+#define SMALL 10
+
+static long calls, calls2, wrong;
+static const void *expect;
+
+static void h(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	if (fn == expect && data == &calls)
+		calls++;
+	else
+		wrong++;
+	(void)ret, (void)r;
+}
+
+static void h2(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	if (fn == expect && data == &calls2)
+		calls2++;
+	else
+		wrong++;
+	(void)ret, (void)r;
+}
+
+/* Calls fns[0..n) (x = 0): how many returned the wrong value. */
+static long call_all(size_t n)
+{
+	long bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		long (*volatile f)(long) = (long (*)(long))fns[i];
+
+		expect = fns[i];
+		bad += f(0) != (long)(1000 + i);
+	}
+	return bad;
+}
+
+static unsigned patched(size_t n)
+{
+	unsigned k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dyncall_fn_info fi;
+
+		k += !dyncall_fn_info(fns[i], &fi) && fi.patched;
+	}
+	return k;
+}
+
+#ifdef __x86_64__
+/* What /proc/self/maps says maps the jump functions of fns[lo, hi), from
+ * the jmp in Q (f - 8: 90 90 90 e9 <rel32>): "anonymous", "memfd" (the
+ * pool's alias chunks), or "mixed". */
+static const char *backing(size_t lo, size_t hi)
+{
+	const char *kind = NULL;
+
+	for (size_t i = lo; i < hi; i++) {
+		const uint8_t *q = (const uint8_t *)fns[i] - 8;
+		uintptr_t jf, a, b;
+		char line[512];
+		const char *what = "none";
+		int32_t rel;
+		FILE *maps;
+
+		if (q[3] != 0xe9)
+			return "no jump";
+		memcpy(&rel, q + 4, 4);
+		jf = (uintptr_t)q + 8 + rel;
+		maps = fopen("/proc/self/maps", "r");
+		while (maps && fgets(line, sizeof(line), maps))
+			if (sscanf(line, "%lx-%lx", &a, &b) == 2 && jf >= a &&
+			    jf < b) {
+				what = strstr(line, "/memfd:dyncall-text") ?
+					       "memfd" :
+				       strchr(line, '/') ? "a file" :
+							   "anonymous";
+				break;
+			}
+		if (maps)
+			fclose(maps);
+		if (kind && strcmp(kind, what))
+			return "mixed";
+		kind = what;
+	}
+	return kind;
+}
+#define SHOW_BACKING(what, lo, hi) printf(what ": %s\n", backing(lo, hi))
+#else /* the handlers are called from a common trampoline there */
+#define SHOW_BACKING(what, lo, hi) ((void)0)
+#endif
+
+/* Mappings writable and executable at once (none, ever). */
+static int wx_mappings(void)
+{
+	char line[512], perms[8];
+	int n = 0;
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	while (maps && fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w' &&
+		    perms[2] == 'x')
+			n++;
+	if (maps)
+		fclose(maps);
+	return n;
+}
+
+int main(void)
+{
+	int s = dyncall_fn_hook_batch(fns, N, h, &calls);
+	long bad = call_all(N);
+
+	// OK: large: 0 hooked 1100 calls 1100 wrong 0 bad 0
+	// SEAL: large: -4 hooked 0 calls 0 wrong 0 bad 0
+	printf("large: %d hooked %u calls %ld wrong %ld bad %ld\n", s,
+	       patched(N), calls, wrong, bad);
+	if (s) { /* the retry: bulk chunks off */
+		calls = 0;
+		s = dyncall_fn_hook_batch(fns, N, h, &calls);
+		bad = call_all(N);
+	}
+	// CHECK-NEXT: retried: 0 hooked 1100 calls 1100 wrong 0 bad 0
+	printf("retried: %d hooked %u calls %ld wrong %ld bad %ld\n", s,
+	       patched(N), calls, wrong, bad);
+	// BULK-NEXT: jump functions: anonymous
+	// MEMFD-NEXT: jump functions: memfd
+	SHOW_BACKING("jump functions", 0, N);
+
+	/* a small batch: new jump functions (h, h2) in an alias chunk */
+	s = dyncall_fn_hook_batch(fns, SMALL, h2, &calls2);
+	bad = call_all(SMALL);
+	// CHECK-NEXT: small: 0 calls 1110 calls2 10 wrong 0 bad 0
+	printf("small: %d calls %ld calls2 %ld wrong %ld bad %ld\n", s, calls,
+	       calls2, wrong, bad);
+	// SMALL-MEMFD-NEXT: small batch's jump functions: memfd
+	// SMALL-ANON-NEXT: small batch's jump functions: anonymous
+	SHOW_BACKING("small batch's jump functions", 0, SMALL);
+
+	/* a second large batch: fresh pages after the first one's seal */
+	s = dyncall_fn_unhook_batch(fns, SMALL, h2);
+	s = s ? s : dyncall_fn_unhook_batch(fns, N, h);
+	s = s ? s : dyncall_fn_hook_batch(fns, N, h2, &calls2);
+	bad = call_all(N);
+	// CHECK-NEXT: second large: 0 hooked 1100 calls 1110 calls2 1110 wrong 0 bad 0
+	printf("second large: %d hooked %u calls %ld calls2 %ld wrong %ld "
+	       "bad %ld\n",
+	       s, patched(N), calls, calls2, wrong, bad);
+	// BULK-NEXT: jump functions: anonymous
+	// MEMFD-NEXT: jump functions: memfd
+	SHOW_BACKING("jump functions", 0, N);
+
+	s = dyncall_fn_unhook_batch(fns, N, h2);
+	bad = call_all(N);
+	// CHECK-NEXT: unhooked: 0 hooked 0 calls2 1110 bad 0
+	printf("unhooked: %d hooked %u calls2 %ld bad %ld\n", s, patched(N),
+	       calls2, bad);
+	// CHECK-NEXT: W+X mappings: 0
+	printf("W+X mappings: %d\n", wx_mappings());
+	return 0;
+}
