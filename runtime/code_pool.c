@@ -109,14 +109,16 @@ static uintptr_t pool_map(uintptr_t near, size_t size, size_t align, int prot)
 }
 
 /* A new bulk chunk near `near`, its first page sealed by the probe; NULL
- * (and bulk chunks off for good) when the kernel refuses. */
+ * (and bulk chunks off for good) when the kernel refuses either. */
 static struct chunk *bulk_new(uintptr_t near)
 {
 	uintptr_t at, pg = page_mask() + 1;
 
 	at = pool_map(near, BULK_CHUNK, BULK_CHUNK, PROT_READ | PROT_WRITE);
-	if (!at)
+	if (!at) {
+		bulk_off = true; /* no memory: not asked again per block */
 		return NULL;
+	}
 	/* the huge page before any mprotect splits the range: one fault
 	 * (the kernel zeroes it) */
 	madvise((void *)at, BULK_CHUNK, MADV_HUGEPAGE);
@@ -163,6 +165,19 @@ static uintptr_t fits(const struct chunk *c, size_t size)
 	return at + size <= c->lo + c->size ? at : 0;
 }
 
+/* The newest chunk of the kind that has room for size bytes near `near`
+ * (any chunk of it once the pool is full); *at: where. */
+static struct chunk *chunk_with_room(size_t size, uintptr_t near, bool bulk,
+				     uintptr_t *at)
+{
+	for (unsigned i = pool_n; i-- > 0;)
+		if (pool[i].bulk == bulk &&
+		    (pool_near(pool[i].lo, near) || pool_n == POOL_MAX) &&
+		    (*at = fits(&pool[i], size)))
+			return &pool[i];
+	return NULL;
+}
+
 uintptr_t dc_pool_get(size_t size, uintptr_t near)
 {
 	bool bulk = bulk_scope && !bulk_off;
@@ -170,23 +185,21 @@ uintptr_t dc_pool_get(size_t size, uintptr_t near)
 	uintptr_t at = 0;
 
 	size = (size + 15) & ~(size_t)15;
-	for (unsigned i = pool_n; i-- > 0;) /* the newest chunks first */
-		if (pool[i].bulk == bulk &&
-		    (pool_near(pool[i].lo, near) || pool_n == POOL_MAX) &&
-		    (at = fits(&pool[i], size))) {
-			c = &pool[i];
-			break;
-		}
-	if (!c) {
-		if (pool_n == POOL_MAX)
-			return 0;
+	if (bulk)
+		c = chunk_with_room(size, near, true, &at);
+	if (!c && bulk && pool_n < POOL_MAX) {
 		/* near if the address space allows, else anywhere */
-		c = bulk ? bulk_new(near) : NULL;
-		if (!c)
-			c = alias_new(near);
-		if (!c || !(at = fits(c, size)))
-			return 0;
+		c = bulk_new(near);
+		at = c ? fits(c, size) : 0;
 	}
+	if (!c)
+		c = chunk_with_room(size, near, false, &at);
+	if (!c && pool_n < POOL_MAX) {
+		c = alias_new(near);
+		at = c ? fits(c, size) : 0;
+	}
+	if (!c || !at)
+		return 0;
 	if (c->fd && at + size > c->pop) {
 		uintptr_t hi = (at + size + POOL_PREFAULT - 1) &
 			       ~(POOL_PREFAULT - 1);
