@@ -24,9 +24,11 @@
  *   (mprotect of fresh pages nobody can execute yet: no W+X), before
  *   the batch's membarrier and before any slot or entry points at them.
  *   A sealed page is never written again, so the next scope starts on
- *   the next page.  One huge page instead of ~500 small ones in two
- *   views: the first batch of 10,000 jump functions, 8.2 -> 6 ms here
- *   (docs/prologues.md "Hooking 10,000 functions in one batch").  Used
+ *   the next page.  One huge-page fault instead of ~500 small-page
+ *   faults in two views (the seals then split its mapping into small
+ *   pages: the gain is in the faults, not the TLB): the first batch of
+ *   10,000 jump functions, 7.9 -> 6.2 ms here (docs/prologues.md "The
+ *   first batch: the pool's pages").  Used
  *   only where mprotect is an allowed writer (DYNCALL_TEXT_WRITE) and
  *   the kernel lets a fresh chunk's page become executable (a probe at
  *   its creation; SELinux execmem refuses it): else the scope's blocks
@@ -74,11 +76,12 @@ static bool pool_near(uintptr_t chunk, uintptr_t near)
 	return !near || d < POOL_REACH;
 }
 
-/* A new mapping of size bytes aligned to align, near `near` if possible
- * (0: anywhere); prot: its protection.  0 if none. */
-static uintptr_t pool_map(uintptr_t near, size_t size, size_t align, int prot)
+/* A new mapping of size bytes aligned to align, near `near` if possible,
+ * else (far_ok) anywhere; prot: its protection.  0 if none. */
+static uintptr_t pool_map(uintptr_t near, size_t size, size_t align, int prot,
+			  bool far_ok)
 {
-	for (int i = 0; i <= POOL_HINTS; i++) {
+	for (int i = 0; i <= POOL_HINTS - !far_ok; i++) {
 		/* below the module first (i odd), then above (i even) */
 		uintptr_t step = (uintptr_t)((i + 1) / 2) * (64UL << 20);
 		uintptr_t base = near & ~(BULK_CHUNK - 1), hint = 0;
@@ -109,14 +112,23 @@ static uintptr_t pool_map(uintptr_t near, size_t size, size_t align, int prot)
 }
 
 /* A new bulk chunk near `near`, its first page sealed by the probe; NULL
- * (and bulk chunks off for good) when the kernel refuses either. */
+ * when none can be had near (the rest of the scope then takes alias
+ * chunks: a far bulk chunk would serve this one function's neighbours at
+ * best, a touched huge page each), when half the pool is bulk chunks
+ * already (the rest is kept for small batches), and, for good, when the
+ * kernel refuses the probe. */
 static struct chunk *bulk_new(uintptr_t near)
 {
 	uintptr_t at, pg = page_mask() + 1;
+	unsigned n = 0;
 
-	at = pool_map(near, BULK_CHUNK, BULK_CHUNK, PROT_READ | PROT_WRITE);
+	for (unsigned i = 0; i < pool_n; i++)
+		n += pool[i].bulk;
+	at = n < POOL_MAX / 2 ? pool_map(near, BULK_CHUNK, BULK_CHUNK,
+					 PROT_READ | PROT_WRITE, false) :
+				0;
 	if (!at) {
-		bulk_off = true; /* no memory: not asked again per block */
+		bulk_scope = false; /* not asked again per block */
 		return NULL;
 	}
 	/* the huge page before any mprotect splits the range: one fault
@@ -140,7 +152,8 @@ static struct chunk *bulk_new(uintptr_t near)
 /* A new alias chunk near `near`. */
 static struct chunk *alias_new(uintptr_t near)
 {
-	uintptr_t at = pool_map(near, POOL_CHUNK, POOL_ALIGN, ARCH_TEXT_PROT);
+	uintptr_t at =
+		pool_map(near, POOL_CHUNK, POOL_ALIGN, ARCH_TEXT_PROT, true);
 
 	if (!at)
 		return NULL;
@@ -282,8 +295,8 @@ bool dc_pool_bulk_end(void)
 		struct chunk *c = &pool[i];
 		uintptr_t hi = (c->cur + pm) & ~pm;
 
-		if (!c->bulk || hi == c->seal)
-			continue;
+		if (!c->bulk || hi == c->seal || c->dead)
+			continue; /* (a refused chunk is not asked again) */
 		if (mprotect((void *)c->seal, hi - c->seal,
 			     ARCH_PROT(c->seal, ARCH_TEXT_PROT))) {
 			c->dead = c->cur;

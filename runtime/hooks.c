@@ -101,9 +101,9 @@ static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,
 	size = arch_hooks_jf_size(&sig, n) + ARCH_HOOKS_JF_ALIGN - 16;
 	/* Near every handler, else near the first (the others out of
 	 * reach are called through a register). */
-	at = dc_code_near(lo, hi + 1, size);
+	at = dc_code_near(lo, hi + 1, size, NULL);
 	if (!at)
-		at = dc_code_near(h[0], h[0] + 1, size);
+		at = dc_code_near(h[0], h[0] + 1, size, NULL);
 	j = at ? dc_alloc(sizeof(*j)) : NULL;
 	buf = j ? dc_alloc(size) : NULL;
 	*err = DYNCALL_ERR_NOMEM;

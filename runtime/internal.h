@@ -279,7 +279,8 @@ uintptr_t dc_far_stub(uintptr_t near_lo, uintptr_t near_hi,
 		      uintptr_t target, unsigned flavor) DC_HIDDEN;
 int dc_disc_thunks(struct dc_module *m) DC_HIDDEN;
 uintptr_t dc_disc_thunk_one(struct dc_site *s) DC_HIDDEN;
-uintptr_t dc_code_near(uintptr_t lo, uintptr_t hi, size_t size) DC_HIDDEN;
+uintptr_t dc_code_near(uintptr_t lo, uintptr_t hi, size_t size,
+		       int *why) DC_HIDDEN;
 bool dc_is_stub(uintptr_t addr) DC_HIDDEN;
 void dc_stub_forget_site(const struct dc_site *site) DC_HIDDEN;
 extern bool dc_stubs_dirty DC_HIDDEN; /* written since the last sync */

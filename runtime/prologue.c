@@ -302,6 +302,7 @@ static int near_get(struct dc_fn *f)
 {
 	uint8_t buf[ARCH_FENTRY_NEAR_SIZE];
 	uintptr_t at = 0;
+	int why;
 
 	if (f->a.tramp)
 		return DYNCALL_OK;
@@ -311,8 +312,10 @@ static int near_get(struct dc_fn *f)
 			return DYNCALL_OK;
 		}
 	at = dc_code_near(f->a.site, f->a.site + f->a.site_len,
-			  ARCH_FENTRY_NEAR_SIZE);
-	if (!at || !arch_fentry_near_reaches(&f->a, at))
+			  ARCH_FENTRY_NEAR_SIZE, &why);
+	if (!at)
+		return why; /* none in reach, or its region not writable */
+	if (!arch_fentry_near_reaches(&f->a, at))
 		return DYNCALL_ERR_RANGE;
 	arch_fentry_emit_near(buf, at, &f->a);
 	if (!write_code(buf, sizeof(buf), at))

@@ -113,7 +113,9 @@ static int region_fill(struct region *r, uintptr_t end)
 	return 0;
 }
 
-static struct region *region_new(uintptr_t lo, uintptr_t hi)
+/* A new region every point of [lo, hi) reaches, its header written; NULL
+ * and *err (DYNCALL_ERR_RANGE: none mapped in reach) if none. */
+static struct region *region_new(uintptr_t lo, uintptr_t hi, int *err)
 {
 	struct region *r;
 	void *p = MAP_FAILED;
@@ -139,16 +141,19 @@ static struct region *region_new(uintptr_t lo, uintptr_t hi)
 		munmap(p, REGION_SIZE);
 		p = MAP_FAILED;
 	}
+	*err = DYNCALL_ERR_RANGE;
 	if (p == MAP_FAILED)
 		return NULL;
 	r = dc_alloc(sizeof(*r));
+	*err = DYNCALL_ERR_NOMEM;
 	if (!r) {
 		munmap(p, REGION_SIZE);
 		return NULL;
 	}
 	r->base = (uintptr_t)p;
 	r->filled = 0;
-	if (region_fill(r, ARCH_REGION_HEADER)) {
+	*err = region_fill(r, ARCH_REGION_HEADER);
+	if (*err) {
 		munmap(p, REGION_SIZE);
 		dc_free(r, sizeof(*r));
 		return NULL;
@@ -160,6 +165,8 @@ static struct region *region_new(uintptr_t lo, uintptr_t hi)
 }
 
 /* `size` bytes of fresh code memory reachable from [lo, hi). */
+static int alloc_err; /* why the last code_alloc returned 0 */
+
 static uintptr_t code_alloc(uintptr_t lo, uintptr_t hi, size_t size,
 			    struct region **rp)
 {
@@ -169,9 +176,10 @@ static uintptr_t code_alloc(uintptr_t lo, uintptr_t hi, size_t size,
 		if (r->used + size <= REGION_SIZE &&
 		    reaches(lo, hi, r->base, r->base + REGION_SIZE))
 			break;
+	alloc_err = DYNCALL_ERR_RANGE; /* (also: larger than a region) */
 	if (!r && size <= REGION_SIZE - ARCH_REGION_HEADER)
-		r = region_new(lo, hi);
-	if (!r || region_fill(r, r->used + size))
+		r = region_new(lo, hi, &alloc_err);
+	if (!r || (alloc_err = region_fill(r, r->used + size)))
 		return 0;
 	*rp = r;
 	r->used += size;
@@ -179,13 +187,19 @@ static uintptr_t code_alloc(uintptr_t lo, uintptr_t hi, size_t size,
 }
 
 /* `size` bytes of fresh code memory every point of [lo, hi) reaches, or
- * 0; the caller writes them (dc_text_write) before anything branches
- * there (function-entry patching: arch_fentry_emit_near). */
-uintptr_t dc_code_near(uintptr_t lo, uintptr_t hi, size_t size)
+ * 0 and *why (if not NULL): DYNCALL_ERR_RANGE (no memory in reach) or why
+ * the region could not be written (its trap fill: a text writer refused,
+ * DYNCALL_ERR_MPROTECT); the caller writes them (dc_text_write) before
+ * anything branches there (function-entry patching:
+ * arch_fentry_emit_near). */
+uintptr_t dc_code_near(uintptr_t lo, uintptr_t hi, size_t size, int *why)
 {
 	struct region *r;
+	uintptr_t at = code_alloc(lo, hi, (size + 15) & ~(size_t)15, &r);
 
-	return code_alloc(lo, hi, (size + 15) & ~(size_t)15, &r);
+	if (!at && why)
+		*why = alloc_err;
+	return at;
 }
 
 static struct region *region_of(uintptr_t addr)

@@ -1,4 +1,4 @@
-// Checks the bulk chunks of the generated-code pool (runtime/code_pool.c): a batch that hooks 1,100 functions (BULK_MIN is 1,024) gets its jump functions in fresh anonymous pages, stored directly and made R-X once; a small batch still gets the memfd alias chunks; a second large batch starts on fresh pages after the first one's seal; no mapping is ever writable and executable.  Refusals: with mprotect not an allowed writer (DYNCALL_TEXT_WRITE=alias), or the probe of a new bulk chunk refused (an interposer refusing mprotect to PROT_EXEC: SELinux execmem), the large batch falls back to the alias chunks and succeeds; with the probe allowed and the seal refused, the batch returns DYNCALL_ERR_MPROTECT, every function keeps running its original code (no handler runs: a jump function in a page that is not executable would fault), and the retry, bulk chunks off from then on, succeeds.
+// Checks the bulk chunks of the generated-code pool (runtime/code_pool.c): a batch that hooks 1,100 functions (BULK_MIN is 1,024) gets its jump functions in a bulk chunk (/proc/self/maps: anonymous R-X from a 2 MiB boundary up to the seal, the chunk's fresh RW pages right after it), stored directly and made R-X once; a small batch still gets the memfd alias chunks (plain anonymous memory under DYNCALL_TEXT_WRITE=mprotect); a second large batch goes to fresh pages after the first one's seal; no mapping is writable and executable once the batches are done.  Refusals: with mprotect not an allowed writer (DYNCALL_TEXT_WRITE=alias), or the probe of a new bulk chunk refused (an interposer refusing mprotect to PROT_EXEC: SELinux execmem), the large batch falls back to the alias chunks and succeeds; with the probe allowed and the seal refused, the batch returns DYNCALL_ERR_MPROTECT, every function keeps running its original code (no handler runs: a jump function in a page that is not executable would fault), and the retry, bulk chunks off from then on, succeeds.
 // REQUIRES: x86_64, dyncall-runtime
 // RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
 // RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
@@ -17,6 +17,7 @@
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64 | FileCheck %s --check-prefixes=CHECK,OK %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.ppc %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,OK %}
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,37 +93,53 @@ static unsigned patched(size_t n)
 }
 
 #ifdef __x86_64__
-/* What /proc/self/maps says maps the jump functions of fns[lo, hi), from
- * the jmp in Q (f - 8: 90 90 90 e9 <rel32>): "anonymous", "memfd" (the
- * pool's alias chunks), or "mixed". */
+/* The kind of memory /proc/self/maps shows at jf: "memfd" (the pool's
+ * alias chunks), "bulk" (anonymous R-X from a 2 MiB boundary, the chunk's
+ * fresh RW tail right after it: a bulk chunk, code_pool.c), "anonymous"
+ * (other anonymous memory: an alias chunk without its memfd), "a file". */
+static const char *kind_at(uintptr_t jf)
+{
+	char line[512], perms[2][8], path[2][256];
+	uintptr_t lo[2], hi[2];
+	int n = 0; /* 1: jf's mapping read, 2: and the one after it */
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	while (maps && n < 2 && fgets(line, sizeof(line), maps)) {
+		path[n][0] = 0;
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo[n],
+			   &hi[n], perms[n], path[n]) >= 3 &&
+		    (n || (jf >= lo[0] && jf < hi[0])))
+			n++;
+	}
+	if (maps)
+		fclose(maps);
+	if (!n)
+		return "none";
+	if (strstr(path[0], "/memfd:dyncall-text"))
+		return "memfd";
+	if (path[0][0])
+		return "a file";
+	if (n == 2 && !strcmp(perms[0], "r-xp") && lo[0] % (2UL << 20) == 0 &&
+	    lo[1] == hi[0] && !strcmp(perms[1], "rw-p") && !path[1][0])
+		return "bulk";
+	return "anonymous";
+}
+
+/* The kind of memory the jump functions of fns[lo, hi) are in, from the
+ * jmp in Q (f - 8: 90 90 90 e9 <rel32>); "mixed" if not all the same. */
 static const char *backing(size_t lo, size_t hi)
 {
 	const char *kind = NULL;
 
 	for (size_t i = lo; i < hi; i++) {
 		const uint8_t *q = (const uint8_t *)fns[i] - 8;
-		uintptr_t jf, a, b;
-		char line[512];
-		const char *what = "none";
+		const char *what;
 		int32_t rel;
-		FILE *maps;
 
 		if (q[3] != 0xe9)
 			return "no jump";
 		memcpy(&rel, q + 4, 4);
-		jf = (uintptr_t)q + 8 + rel;
-		maps = fopen("/proc/self/maps", "r");
-		while (maps && fgets(line, sizeof(line), maps))
-			if (sscanf(line, "%lx-%lx", &a, &b) == 2 && jf >= a &&
-			    jf < b) {
-				what = strstr(line, "/memfd:dyncall-text") ?
-					       "memfd" :
-				       strchr(line, '/') ? "a file" :
-							   "anonymous";
-				break;
-			}
-		if (maps)
-			fclose(maps);
+		what = kind_at((uintptr_t)q + 8 + rel);
 		if (kind && strcmp(kind, what))
 			return "mixed";
 		kind = what;
@@ -167,7 +184,7 @@ int main(void)
 	// CHECK-NEXT: retried: 0 hooked 1100 calls 1100 wrong 0 bad 0
 	printf("retried: %d hooked %u calls %ld wrong %ld bad %ld\n", s,
 	       patched(N), calls, wrong, bad);
-	// BULK-NEXT: jump functions: anonymous
+	// BULK-NEXT: jump functions: bulk
 	// MEMFD-NEXT: jump functions: memfd
 	SHOW_BACKING("jump functions", 0, N);
 
@@ -190,7 +207,7 @@ int main(void)
 	printf("second large: %d hooked %u calls %ld calls2 %ld wrong %ld "
 	       "bad %ld\n",
 	       s, patched(N), calls, calls2, wrong, bad);
-	// BULK-NEXT: jump functions: anonymous
+	// BULK-NEXT: jump functions: bulk
 	// MEMFD-NEXT: jump functions: memfd
 	SHOW_BACKING("jump functions", 0, N);
 
