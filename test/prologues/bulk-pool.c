@@ -1,7 +1,7 @@
-// Checks the bulk chunks of the generated-code pool (runtime/code_pool.c): a batch that hooks 1,100 functions (BULK_MIN is 1,024) gets its jump functions in a bulk chunk (/proc/self/maps: anonymous R-X from a 2 MiB boundary up to the seal, the chunk's fresh RW pages right after it), stored directly and made R-X once; a small batch still gets the memfd alias chunks (plain anonymous memory under DYNCALL_TEXT_WRITE=mprotect); a second large batch goes to fresh pages after the first one's seal; no mapping is writable and executable once the batches are done.  Refusals: with mprotect not an allowed writer (DYNCALL_TEXT_WRITE=alias), or the probe of a new bulk chunk refused (an interposer refusing mprotect to PROT_EXEC: SELinux execmem), the large batch falls back to the alias chunks and succeeds; with the probe allowed and the seal refused, the batch returns DYNCALL_ERR_MPROTECT, every function keeps running its original code (no handler runs: a jump function in a page that is not executable would fault), and the retry, bulk chunks off from then on, succeeds.
+// Checks the bulk chunks of the generated-code pool (runtime/code_pool.c): a batch that hooks 10,000 functions (bench/prologue_cost_fns.c; BULK_MIN is 1,024) gets its jump functions in a bulk chunk (/proc/self/maps: anonymous R-X from a 2 MiB boundary up to the seal, the chunk's fresh RW pages right after it), stored directly and made R-X once; a small batch still gets the memfd alias chunks (plain anonymous memory under DYNCALL_TEXT_WRITE=mprotect); a second large batch goes to fresh pages after the first one's seal and on into a second bulk chunk (1.5 MB of jump functions each); no mapping is writable and executable once the batches are done.  Refusals: with mprotect not an allowed writer (DYNCALL_TEXT_WRITE=alias), or the probe of a new bulk chunk refused (an interposer refusing mprotect to PROT_EXEC: SELinux execmem), the large batch falls back to the alias chunks and succeeds; with the probe allowed and the seal refused, the batch returns DYNCALL_ERR_MPROTECT, every function keeps running its original code (no handler runs: a jump function in a page that is not executable would fault), and the retry, bulk chunks off from then on, succeeds.
 // REQUIRES: x86_64, dyncall-runtime
-// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 %s -o %t.gcc
-// RUN: %dyncall_cc %clang --dyncall-prologues -O2 %s -o %t.clang
+// RUN: %dyncall_cc gcc-12 --dyncall-prologues -O2 -DPFE %s %S/../../bench/prologue_cost_fns.c -o %t.gcc
+// RUN: %dyncall_cc %clang --dyncall-prologues -O2 -DPFE %s %S/../../bench/prologue_cost_fns.c -o %t.clang
 // RUN: %cc -O2 -fPIC -shared %S/Inputs/deny-exec-mprotect.c -o %t.deny.so
 // RUN: %t.gcc | FileCheck %s --check-prefixes=CHECK,OK,BULK,SMALL-MEMFD
 // RUN: %t.clang | FileCheck %s --check-prefixes=CHECK,OK,BULK,SMALL-MEMFD
@@ -13,9 +13,9 @@
 // RUN: env DYNCALL_TEXT_WRITE=mprotect %t.gcc | FileCheck %s --check-prefixes=CHECK,OK,BULK,SMALL-ANON
 // aarch64 and ppc64le under qemu (mprotect alone): what the calls and the
 // handlers see
-// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 %s -o %t.a64 %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 -DPFE %s %S/../../bench/prologue_cost_fns.c -o %t.a64 %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64 | FileCheck %s --check-prefixes=CHECK,OK %}
-// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 %s -o %t.ppc %}
+// RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 -DPFE %s %S/../../bench/prologue_cost_fns.c -o %t.ppc %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,OK %}
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,57 +24,46 @@
 
 #include <dyncall.h>
 
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
-
-/* 1,100 functions: many_1000 .. many_2099, each returns x + its number */
-#define F(n) NOINLINE long many_##n(long x) { return x + n; }
-#define F10(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6) \
-	F(n##7) F(n##8) F(n##9)
-#define F100(n) F10(n##0) F10(n##1) F10(n##2) F10(n##3) F10(n##4) \
-	F10(n##5) F10(n##6) F10(n##7) F10(n##8) F10(n##9)
-#define F1000(n) F100(n##0) F100(n##1) F100(n##2) F100(n##3) F100(n##4) \
-	F100(n##5) F100(n##6) F100(n##7) F100(n##8) F100(n##9)
-F1000(1) F100(20)
-#undef F
-#define F(n) (void *)many_##n,
-static void *const fns[] = { F1000(1) F100(20) };
-#define N (sizeof(fns) / sizeof(fns[0]))
+/* bench/prologue_cost_fns.c, built with -DPFE: the 10,000 functions
+ * many_1000 .. many_10999 in many[], each returns x + its number */
+extern void *const many[10000];
+#define N 10000
 #define SMALL 10
 
 static long calls, calls2, wrong;
 static const void *expect;
 
-static void h(void *fn, void *ret, void *data, struct dyncall_regs *r)
+/* A handler's run: counted in *mine if it is for the function called
+ * and has its own data. */
+static void seen(const void *fn, const void *data, long *mine)
 {
-	if (fn == expect && data == &calls)
-		calls++;
+	if (fn == expect && data == mine)
+		++*mine;
 	else
 		wrong++;
+}
+
+static void h(void *fn, void *ret, void *data, struct dyncall_regs *r)
+{
+	seen(fn, data, &calls);
 	(void)ret, (void)r;
 }
 
 static void h2(void *fn, void *ret, void *data, struct dyncall_regs *r)
 {
-	if (fn == expect && data == &calls2)
-		calls2++;
-	else
-		wrong++;
+	seen(fn, data, &calls2);
 	(void)ret, (void)r;
 }
 
-/* Calls fns[0..n) (x = 0): how many returned the wrong value. */
+/* Calls many[0..n) (x = 0): how many returned the wrong value. */
 static long call_all(size_t n)
 {
 	long bad = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		long (*volatile f)(long) = (long (*)(long))fns[i];
+		long (*volatile f)(long) = (long (*)(long))many[i];
 
-		expect = fns[i];
+		expect = many[i];
 		bad += f(0) != (long)(1000 + i);
 	}
 	return bad;
@@ -87,15 +76,16 @@ static unsigned patched(size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct dyncall_fn_info fi;
 
-		k += !dyncall_fn_info(fns[i], &fi) && fi.patched;
+		k += !dyncall_fn_info(many[i], &fi) && fi.patched;
 	}
 	return k;
 }
 
 #ifdef __x86_64__
+#define BULK_CHUNK (2UL << 20)
 /* The kind of memory /proc/self/maps shows at jf: "memfd" (the pool's
- * alias chunks), "bulk" (anonymous R-X from a 2 MiB boundary, the chunk's
- * fresh RW tail right after it: a bulk chunk, code_pool.c), "anonymous"
+ * alias chunks), "bulk" (anonymous R-X from a 2 MiB boundary to one, or
+ * to the chunk's fresh RW tail: bulk chunks, code_pool.c), "anonymous"
  * (other anonymous memory: an alias chunk without its memfd), "a file". */
 static const char *kind_at(uintptr_t jf)
 {
@@ -119,20 +109,24 @@ static const char *kind_at(uintptr_t jf)
 		return "memfd";
 	if (path[0][0])
 		return "a file";
-	if (n == 2 && !strcmp(perms[0], "r-xp") && lo[0] % (2UL << 20) == 0 &&
-	    lo[1] == hi[0] && !strcmp(perms[1], "rw-p") && !path[1][0])
+	/* from a chunk's start to its seal, the fresh tail after it; or
+	 * whole chunks (an alias chunk is 1 MiB: never both) */
+	if (!strcmp(perms[0], "r-xp") && lo[0] % BULK_CHUNK == 0 &&
+	    (hi[0] % BULK_CHUNK == 0 ||
+	     (n == 2 && lo[1] == hi[0] && !strcmp(perms[1], "rw-p") &&
+	      !path[1][0])))
 		return "bulk";
 	return "anonymous";
 }
 
-/* The kind of memory the jump functions of fns[lo, hi) are in, from the
+/* The kind of memory the jump functions of many[lo, hi) are in, from the
  * jmp in Q (f - 8: 90 90 90 e9 <rel32>); "mixed" if not all the same. */
 static const char *backing(size_t lo, size_t hi)
 {
 	const char *kind = NULL;
 
 	for (size_t i = lo; i < hi; i++) {
-		const uint8_t *q = (const uint8_t *)fns[i] - 8;
+		const uint8_t *q = (const uint8_t *)many[i] - 8;
 		const char *what;
 		int32_t rel;
 
@@ -169,19 +163,19 @@ static int wx_mappings(void)
 
 int main(void)
 {
-	int s = dyncall_fn_hook_batch(fns, N, h, &calls);
+	int s = dyncall_fn_hook_batch(many, N, h, &calls);
 	long bad = call_all(N);
 
-	// OK: large: 0 hooked 1100 calls 1100 wrong 0 bad 0
+	// OK: large: 0 hooked 10000 calls 10000 wrong 0 bad 0
 	// SEAL: large: -4 hooked 0 calls 0 wrong 0 bad 0
 	printf("large: %d hooked %u calls %ld wrong %ld bad %ld\n", s,
 	       patched(N), calls, wrong, bad);
 	if (s) { /* the retry: bulk chunks off */
 		calls = 0;
-		s = dyncall_fn_hook_batch(fns, N, h, &calls);
+		s = dyncall_fn_hook_batch(many, N, h, &calls);
 		bad = call_all(N);
 	}
-	// CHECK-NEXT: retried: 0 hooked 1100 calls 1100 wrong 0 bad 0
+	// CHECK-NEXT: retried: 0 hooked 10000 calls 10000 wrong 0 bad 0
 	printf("retried: %d hooked %u calls %ld wrong %ld bad %ld\n", s,
 	       patched(N), calls, wrong, bad);
 	// BULK-NEXT: jump functions: bulk
@@ -189,9 +183,9 @@ int main(void)
 	SHOW_BACKING("jump functions", 0, N);
 
 	/* a small batch: new jump functions (h, h2) in an alias chunk */
-	s = dyncall_fn_hook_batch(fns, SMALL, h2, &calls2);
+	s = dyncall_fn_hook_batch(many, SMALL, h2, &calls2);
 	bad = call_all(SMALL);
-	// CHECK-NEXT: small: 0 calls 1110 calls2 10 wrong 0 bad 0
+	// CHECK-NEXT: small: 0 calls 10010 calls2 10 wrong 0 bad 0
 	printf("small: %d calls %ld calls2 %ld wrong %ld bad %ld\n", s, calls,
 	       calls2, wrong, bad);
 	// SMALL-MEMFD-NEXT: small batch's jump functions: memfd
@@ -199,11 +193,11 @@ int main(void)
 	SHOW_BACKING("small batch's jump functions", 0, SMALL);
 
 	/* a second large batch: fresh pages after the first one's seal */
-	s = dyncall_fn_unhook_batch(fns, SMALL, h2);
-	s = s ? s : dyncall_fn_unhook_batch(fns, N, h);
-	s = s ? s : dyncall_fn_hook_batch(fns, N, h2, &calls2);
+	s = dyncall_fn_unhook_batch(many, SMALL, h2);
+	s = s ? s : dyncall_fn_unhook_batch(many, N, h);
+	s = s ? s : dyncall_fn_hook_batch(many, N, h2, &calls2);
 	bad = call_all(N);
-	// CHECK-NEXT: second large: 0 hooked 1100 calls 1110 calls2 1110 wrong 0 bad 0
+	// CHECK-NEXT: second large: 0 hooked 10000 calls 10010 calls2 10010 wrong 0 bad 0
 	printf("second large: %d hooked %u calls %ld calls2 %ld wrong %ld "
 	       "bad %ld\n",
 	       s, patched(N), calls, calls2, wrong, bad);
@@ -211,9 +205,9 @@ int main(void)
 	// MEMFD-NEXT: jump functions: memfd
 	SHOW_BACKING("jump functions", 0, N);
 
-	s = dyncall_fn_unhook_batch(fns, N, h2);
+	s = dyncall_fn_unhook_batch(many, N, h2);
 	bad = call_all(N);
-	// CHECK-NEXT: unhooked: 0 hooked 0 calls2 1110 bad 0
+	// CHECK-NEXT: unhooked: 0 hooked 0 calls2 10010 bad 0
 	printf("unhooked: %d hooked %u calls2 %ld bad %ld\n", s, patched(N),
 	       calls2, bad);
 	// CHECK-NEXT: W+X mappings: 0
