@@ -1629,7 +1629,7 @@ static void finish_chunk(struct fbatch *fb, size_t base, size_t n)
  * once; one huge-page fault instead of hundreds of small-page faults in
  * two views).  1,024 jump functions are about 150 KB; by the strace figures
  * of docs/prologues.md ("The first batch: the pool's pages": the huge page
- * 0.35 to 0.43 ms, the alias chunks' pages 0.23 ms per 128 KiB of both
+ * 0.36 to 0.43 ms, the alias chunks' pages 0.23 ms per 128 KiB of both
  * views) the two cost about the same near 200 KB: an estimate, the
  * threshold was not swept. */
 #define BULK_MIN 1024
