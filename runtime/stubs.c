@@ -164,9 +164,9 @@ static struct region *region_new(uintptr_t lo, uintptr_t hi, int *err)
 	return r;
 }
 
-/* `size` bytes of fresh code memory reachable from [lo, hi). */
 static int alloc_err; /* why the last code_alloc returned 0 */
 
+/* `size` bytes of fresh code memory reachable from [lo, hi). */
 static uintptr_t code_alloc(uintptr_t lo, uintptr_t hi, size_t size,
 			    struct region **rp)
 {

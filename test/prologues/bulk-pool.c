@@ -15,6 +15,11 @@
 // handlers see
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %dyncall_cc %clang --target=aarch64-linux-gnu --dyncall-prologues -O2 -DPFE %s %S/../../bench/prologue_cost_fns.c -o %t.a64 %}
 // RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 %t.a64 | FileCheck %s --check-prefixes=CHECK,OK %}
+// (aarch64, W+X refused: the jump functions are written (bulk chunks
+// never need it), the stub region of the near copy is not; the status
+// says mprotect, not range)
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %clang --target=aarch64-linux-gnu -O2 -fPIC -shared %S/../runtime/Inputs/deny-mprotect.c -o %t.a64-deny-mp.so %}
+// RUN: %if qemu-aarch64 && dyncall-runtime-aarch64 %{ %qemu_aarch64 -E LD_PRELOAD=%t.a64-deny-mp.so %t.a64 | FileCheck %s --check-prefix=NEARW %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %dyncall_cc powerpc64le-linux-gnu-gcc-12 --dyncall-prologues -O2 -DPFE %s %S/../../bench/prologue_cost_fns.c -o %t.ppc %}
 // RUN: %if qemu-ppc64le && dyncall-runtime-ppc64le && gcc-plugin-ppc64le %{ %qemu_ppc64le %t.ppc | FileCheck %s --check-prefixes=CHECK,OK %}
 #include <stdbool.h>
@@ -168,6 +173,7 @@ int main(void)
 
 	// OK: large: 0 hooked 10000 calls 10000 wrong 0 bad 0
 	// SEAL: large: -4 hooked 0 calls 0 wrong 0 bad 0
+	// NEARW: large: -4 hooked 0 calls 0 wrong 0 bad 0
 	printf("large: %d hooked %u calls %ld wrong %ld bad %ld\n", s,
 	       patched(N), calls, wrong, bad);
 	if (s) { /* the retry: bulk chunks off */
