@@ -311,6 +311,16 @@ bool dc_pool_bulk_end(void)
 	return ok;
 }
 
+/* The start of the chunk holding `at` (0: none).  Blocks are handed out
+ * upwards in a chunk and never given back: unwind.c keeps the unwind
+ * information of each chunk's jump functions apart, in address order. */
+uintptr_t dc_pool_chunk(uintptr_t at)
+{
+	const struct chunk *c = chunk_of(at, at + 1);
+
+	return c ? c->lo : 0;
+}
+
 /* Was the block at `at` written but refused its seal (never to run)? */
 bool dc_pool_bulk_refused(uintptr_t at)
 {

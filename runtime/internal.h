@@ -175,6 +175,16 @@ void *dc_alloc(size_t size) DC_HIDDEN; /* zeroed, never NULL-checked-free */
 void dc_free(void *p, size_t size) DC_HIDDEN;
 void *dc_alloc_scratch(size_t size) DC_HIDDEN; /* not zeroed */
 
+/* --- unwind.c: unwind information of generated code (docs/prologues.md
+ * "Unwinding from a handler") --- */
+struct arch_cfi;
+/* a jump function's FDE (pc in the pool chunk that starts at `chunk`),
+ * pending until dc_unwind_commit registers the pending ones, one object
+ * per chunk */
+void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
+		   const struct arch_cfi *cfi) DC_HIDDEN;
+void dc_unwind_commit(void) DC_HIDDEN;
+
 /* --- registry.c --- */
 struct dc_key *dc_key_find(const void *id) DC_HIDDEN;
 extern struct dc_module *dc_modules DC_HIDDEN;
@@ -264,6 +274,7 @@ bool dc_pool_alias_chunk(uintptr_t lo, uintptr_t hi) DC_HIDDEN;
 void dc_pool_bulk_begin(void) DC_HIDDEN;
 bool dc_pool_bulk_end(void) DC_HIDDEN;
 bool dc_pool_bulk_refused(uintptr_t at) DC_HIDDEN;
+uintptr_t dc_pool_chunk(uintptr_t at) DC_HIDDEN;
 
 /* --- stubs.c: executable memory near the sites --- */
 enum dc_stub_flavor {

@@ -250,6 +250,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	uintptr_t at;
 	size_t len;
 	struct arch_fentry_vec vec = want_vec(f);
+	struct arch_cfi cfi;
 
 	unsigned n = f->w.nh;
 
@@ -274,12 +275,15 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 		hs[k] = f->w.hd[k].h;
 		ds[k] = f->w.hd[k].d;
 	}
-	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, hs, ds, n, vec);
+	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, hs, ds, n, vec,
+				  &cfi);
 	dc_pool_trim(at, arch_fentry_jf_size(n), len);
 	if (!write_code(buf, len, at)) {
 		dc_free(j, jf_rec_size(n));
 		return 0;
 	}
+	/* registered at the batch's end */
+	dc_unwind_add(dc_pool_chunk(at), at, len, &cfi);
 	j->code = at;
 	j->resume = resume;
 	j->n = n;
@@ -1675,6 +1679,9 @@ static bool generate(struct dc_fn **v, size_t m, int *st)
 		for (size_t i = 0; i < m; i++)
 			if (jf_drop_refused(v[i]) && st[i] == DYNCALL_OK)
 				st[i] = DYNCALL_ERR_MPROTECT;
+	/* the FDEs of the new jump functions, one object (a dropped one's
+	 * FDE describes code that never runs, at addresses never reused) */
+	dc_unwind_commit();
 	return fresh;
 }
 

@@ -29,6 +29,13 @@
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_HAS_COND 1         /* COND sites: bl <imm26> <-> nop        */
 #define ARCH_PROT(addr, prot) aarch64_prot((addr), (prot))
+/* the CIE of the generated code's unwind information (runtime/unwind.c):
+ * code alignment 4, data alignment -8, the return address in x30; at an
+ * entry CFA = sp (DW_CFA_def_cfa 31, 0) */
+#define ARCH_CFI_CODE_ALIGN 4
+#define ARCH_CFI_DATA_ALIGN (-8)
+#define ARCH_CFI_RA_REG 30
+#define ARCH_CFI_CIE_INIT 0x0c, 31, 0
 
 int aarch64_prot(uintptr_t addr, int prot)
 	__attribute__((visibility("hidden")));

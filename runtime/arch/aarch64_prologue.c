@@ -65,6 +65,7 @@
 
 #include "../internal.h"
 #include "arch.h"
+#include "dwarf_cfi.h"
 #include "fentry32.h"
 
 /* Instructions, with their assembly. */
@@ -319,6 +320,43 @@ static void put64_at(struct emit *e, size_t off, uint64_t v)
 #define D_FN 16
 #define JF_CALL 24 /* worst case of one handler's instructions */
 
+/*
+ * The unwind rules of calls, the one frame of the jump function
+ * (runtime/unwind.c makes them its FDE; the CIE's rule, CFA = sp and the
+ * return address in x30, holds from the entry to calls' stp: the jump
+ * function's first instructions only branch on, with the function's
+ * entry state, and calls is entered by blr from the trampoline, whose
+ * own CFI is in aarch64_prologue.S):
+ *
+ *   JF_CALLS + 8  after stp x19, x30, [sp, #-16]!: CFA = sp + 16,
+ *                 x19 at CFA - 16, x30 at CFA - 8
+ *   ldp + 4       after ldp x19, x30, [sp], #16: the CIE's rule again
+ */
+#define DW_AARCH64_X19 19
+#define DW_AARCH64_X30 30
+
+static void put_cfi(struct arch_cfi *cfi, size_t ldp)
+{
+	uint8_t *o = cfi->ops;
+	uint16_t d = (uint16_t)((ldp + 4 - (JF_CALLS + 8)) / 4);
+
+	*o++ = DW_CFA_advance_loc | (JF_CALLS + 8) / 4;
+	*o++ = DW_CFA_def_cfa_offset;
+	*o++ = 16;
+	*o++ = DW_CFA_offset | DW_AARCH64_X19;
+	*o++ = 2; /* x data alignment -8: CFA - 16 */
+	*o++ = DW_CFA_offset | DW_AARCH64_X30;
+	*o++ = 1;
+	*o++ = DW_CFA_advance_loc2;
+	memcpy(o, &d, 2);
+	o += 2;
+	*o++ = DW_CFA_def_cfa_offset;
+	*o++ = 0;
+	*o++ = DW_CFA_restore | DW_AARCH64_X19;
+	*o++ = DW_CFA_restore | DW_AARCH64_X30;
+	cfi->len = (unsigned)(o - cfi->ops);
+}
+
 size_t arch_fentry_jf_size(unsigned n)
 {
 	return JF_CALLS + 12 + n * JF_CALL + 8 + 4 + n * 16;
@@ -327,10 +365,10 @@ size_t arch_fentry_jf_size(unsigned n)
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
 			   const uintptr_t *d, unsigned n,
-			   struct arch_fentry_vec vec)
+			   struct arch_fentry_vec vec, struct arch_cfi *cfi)
 {
 	struct emit e = { buf, at, 0 };
-	size_t code_end, lits;
+	size_t code_end, lits, ldp;
 	unsigned ncode = 0;
 
 	memset(buf, ARCH_FILL_BYTE, arch_fentry_jf_size(n));
@@ -374,8 +412,10 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 		put64_at(&e, lits + 16 * i, d[i]);
 		put64_at(&e, lits + 16 * i + 8, h[i]);
 	}
+	ldp = e.n;
 	put32(&e, INSN_LDP_X19_X30);
 	put32(&e, INSN_RET);
+	put_cfi(cfi, ldp);
 	return lits + 16 * n;
 }
 

@@ -364,11 +364,21 @@ struct arch_fentry_vec {
 	unsigned ints; /* 0 .. ARCH_FENTRY_INT_REGS, with int_known */
 	unsigned n2; /* ppc64le: v2 .. v(n2+1) (n: f1 .. fn); 0 elsewhere */
 };
+/* Unwind information of a jump function whose handlers are called from
+ * its own code (x86-64, aarch64): the DWARF call frame instructions of its
+ * FDE (runtime/unwind.c writes the CIE from ARCH_CFI_*), len 0 when the
+ * handlers are called from code that has its own (ppc64le: the
+ * trampoline's CFI in ppc64le_prologue.S) or when the arch gives none. */
+#define ARCH_CFI_OPS_MAX 24
+struct arch_cfi {
+	uint8_t ops[ARCH_CFI_OPS_MAX];
+	unsigned len;
+};
 size_t arch_fentry_jf_size(unsigned n);
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
 			   const uintptr_t *d, unsigned n,
-			   struct arch_fentry_vec vec);
+			   struct arch_fentry_vec vec, struct arch_cfi *cfi);
 #define ARCH_FENTRY_ORIG_SIZE 32
 size_t arch_fentry_emit_orig(uint8_t *buf, uintptr_t at,
 			     const struct arch_fentry *f);

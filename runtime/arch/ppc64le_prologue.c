@@ -428,9 +428,10 @@ size_t arch_fentry_jf_size(unsigned n)
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
 			   const uintptr_t *d, unsigned n,
-			   struct arch_fentry_vec vec)
+			   struct arch_fentry_vec vec, struct arch_cfi *cfi)
 {
 	(void)at;
+	cfi->len = 0; /* the handlers are called from the trampoline (CFI) */
 	put32(buf + 0, INSN_ADDI_R0_R12_24);
 	put32(buf + 4, INSN_LD_R12_16);
 	put32(buf + 8, INSN_MTCTR_R12);

@@ -25,5 +25,13 @@
 #define ARCH_HAS_INLINE 1      /* inline guards (DYNCALL_KIND_INLINE)     */
 #define ARCH_HAS_HOOKS 1       /* hook-list jump functions: x86_64_hooks.c */
 #define ARCH_HOOKS_JF_ALIGN 64 /* a jump function starts a cache line      */
+/* the CIE of the generated code's unwind information (runtime/unwind.c):
+ * code alignment 1, data alignment -8, the return address column 16;
+ * at an entry CFA = rsp + 8 (DW_CFA_def_cfa 7, 8), the return address at
+ * CFA - 8 (DW_CFA_offset 16, 1) */
+#define ARCH_CFI_CODE_ALIGN 1
+#define ARCH_CFI_DATA_ALIGN (-8)
+#define ARCH_CFI_RA_REG 16
+#define ARCH_CFI_CIE_INIT 0x0c, 7, 8, 0x90, 1
 
 #endif

@@ -67,6 +67,7 @@
 
 #include "../internal.h"
 #include "arch.h"
+#include "dwarf_cfi.h"
 
 #define PRE_ENTRY 24 /* -fpatchable-function-entry=,24 */
 #define ENTRY_NOPS 5 /* ... =29: 5 NOP bytes at entry */
@@ -717,13 +718,66 @@ static uint8_t *put_tail(uint8_t *p, uint8_t *buf, uintptr_t at, uint8_t *jne,
 	return put(p, &resume, 8);
 }
 
+/*
+ * The jump function's unwind rules (runtime/unwind.c makes them its FDE;
+ * the CIE's rule, CFA = rsp + 8 and the return address at CFA - 8, holds
+ * from the entry: the function's caller called it, the NOP jumped here):
+ *
+ *   JF_PUSH_END   after push %rbp:  CFA = rsp + 16, rbp at CFA - 16
+ *   JF_FRAME_END  after mov %rsp, %rbp: CFA = rbp + 16 (rsp is realigned
+ *                 below it; the handlers are called from here on)
+ *   leave + 4     after pop %rbp: CFA = rsp + 8, rbp restored (the
+ *                 tail's jmp; the state before is remembered)
+ *   tail_end      the probe's wide restore, run inside the frame and
+ *                 jumping back to leave: the remembered state again
+ */
+#define JF_PUSH_END 20 /* jf_save: endbr64 4, cmpl 9, jne 6, push 1 */
+#define JF_FRAME_END 23 /* mov %rsp, %rbp 3 */
+#define DW_X86_64_RBP 6
+#define DW_X86_64_RSP 7
+_Static_assert(JF_PUSH_END == JF_JNE + 6 + 1 &&
+		       sizeof(jf_save) > JF_FRAME_END && JF_FRAME_END < 64,
+	       "push %rbp right after jne, mov %rsp, %rbp after it");
+
+static void put_cfi(struct arch_cfi *cfi, size_t leave, size_t tail_end)
+{
+	uint8_t *o = cfi->ops;
+	uint16_t d = (uint16_t)(leave + JF_LEAVE_SIZE - JF_FRAME_END);
+
+	*o++ = DW_CFA_advance_loc | JF_PUSH_END;
+	*o++ = DW_CFA_def_cfa_offset;
+	*o++ = 16;
+	*o++ = DW_CFA_offset | DW_X86_64_RBP;
+	*o++ = 2; /* x data alignment -8: CFA - 16 */
+	*o++ = DW_CFA_advance_loc | (JF_FRAME_END - JF_PUSH_END);
+	*o++ = DW_CFA_def_cfa_register;
+	*o++ = DW_X86_64_RBP;
+	*o++ = DW_CFA_advance_loc2;
+	memcpy(o, &d, 2);
+	o += 2;
+	*o++ = DW_CFA_remember_state;
+	*o++ = DW_CFA_def_cfa;
+	*o++ = DW_X86_64_RSP;
+	*o++ = 8;
+	*o++ = DW_CFA_restore | DW_X86_64_RBP;
+	if (tail_end) {
+		d = (uint16_t)(tail_end - (leave + JF_LEAVE_SIZE));
+		*o++ = DW_CFA_advance_loc2;
+		memcpy(o, &d, 2);
+		o += 2;
+		*o++ = DW_CFA_restore_state;
+	}
+	cfi->len = (unsigned)(o - cfi->ops);
+}
+
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 			   uintptr_t resume, const uintptr_t *h,
 			   const uintptr_t *d, unsigned n,
-			   struct arch_fentry_vec vec)
+			   struct arch_fentry_vec vec, struct arch_cfi *cfi)
 {
 	int32_t tp = busy_tpoff();
 	uint8_t *p = buf, *jne, *clr, *skip = NULL, *leave;
+	size_t tail_end;
 	bool wide, probe;
 	unsigned pw = cpu_vec_width(); /* the probe's width */
 	/* the integer registers: rdi.. (the record's count), else all six,
@@ -786,6 +840,7 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 	leave = p;
 	p = put(p, jf_leave, sizeof(jf_leave));
 	p = put_tail(p, buf, at, jne, resume);
+	tail_end = (size_t)(p - buf);
 	if (skip) { /* the probe's wide restore, then back to leave */
 		put_rel32(skip, buf, at, at + (uintptr_t)(p - buf));
 		p = put_wide(p, vec.n, pw, 0x6f);
@@ -794,6 +849,7 @@ size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
 		put_rel32(p, buf, at, at + (uintptr_t)(leave - buf));
 		p += 4;
 	}
+	put_cfi(cfi, (size_t)(leave - buf), skip ? tail_end : 0);
 	return (size_t)(p - buf);
 }
 
