@@ -184,6 +184,8 @@ struct arch_cfi;
 void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 		   const struct arch_cfi *cfi) DC_HIDDEN;
 void dc_unwind_commit(void) DC_HIDDEN;
+/* room for n more pending FDEs at once (a batch's functions) */
+void dc_unwind_reserve(size_t n) DC_HIDDEN;
 
 /* --- registry.c --- */
 struct dc_key *dc_key_find(const void *id) DC_HIDDEN;

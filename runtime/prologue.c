@@ -1671,6 +1671,7 @@ static bool generate(struct dc_fn **v, size_t m, int *st)
 		hooked += v[i]->w.nh != 0;
 	if (hooked >= BULK_MIN)
 		dc_pool_bulk_begin();
+	dc_unwind_reserve(hooked); /* at most one new jump function each */
 	for (size_t c = 0; c < m; c += APPLY_CHUNK)
 		fresh |= prepare(v + c,
 				 m - c < APPLY_CHUNK ? m - c : APPLY_CHUNK,

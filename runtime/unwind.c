@@ -9,8 +9,8 @@
  * The arch gives the call frame instructions of each jump function
  * (struct arch_cfi, arch.h) and its CIE (ARCH_CFI_*); this file writes
  * them as .eh_frame data (a CIE, FDEs with absolute addresses, a zero
- * terminator) and hands them to the unwinder with __register_frame, the
- * interface JIT compilers use with libgcc.
+ * terminator) and hands them to the unwinder with __register_frame_info,
+ * the interface crtstuff and JIT compilers use with libgcc.
  *
  * What libgcc 12 (Debian 12's libgcc_s) does with them decides the
  * layout:
@@ -39,7 +39,18 @@
  * reading an FDE it found just before (a batch of 10,000 jump functions:
  * one object, about 480 KB).
  *
- * The references to __register_frame and __deregister_frame are weak:
+ * __register_frame_info takes the unwinder's per-object record from the
+ * caller (struct object, 56 bytes in libgcc 12; OBJECT_SIZE here), and
+ * __deregister_frame_info gives it back instead of freeing it.  That
+ * matters: libgcc 12's _Unwind_Find_FDE reads the record of the object
+ * it found after it has released its lock, so a record freed by a
+ * concurrent __deregister_frame (the malloc'd one of the convenience
+ * call) was read after the free: an unknown pointer encoding and abort(),
+ * seen under qemu when threads unwound while objects were merged
+ * (test/prologues/unwind.c).  Here the records are never freed.
+ *
+ * The references to __register_frame_info and __deregister_frame_info are
+ * weak:
  * libdyncall.so is linked with libgcc_s, a program linked with
  * libdyncall.a gets unwind information only if it links the unwinder
  * (C++ programs do).  Without them this file does nothing.
@@ -53,19 +64,25 @@
 
 #ifdef ARCH_CFI_RA_REG
 
-void __register_frame(void *begin) __attribute__((weak));
-void __deregister_frame(void *begin) __attribute__((weak));
+void __register_frame_info(const void *begin, void *ob) __attribute__((weak));
+void *__deregister_frame_info(const void *begin) __attribute__((weak));
+#define OBJECT_SIZE 128 /* >= libgcc's struct object (56 bytes) */
+#define HAVE_UNWINDER (__register_frame_info && __deregister_frame_info)
 
-/* One jump function's FDE, until the batch's end. */
+/* One jump function's FDE, until the batch's end (48 bytes: a batch of
+ * 10,000 fills fresh pages with them). */
 struct pending {
-	uintptr_t chunk, pc, len;
-	struct arch_cfi cfi;
+	uintptr_t chunk, pc;
+	uint32_t len;
+	uint8_t nops;
 	bool done; /* written to its chunk's object (commit) */
+	uint8_t ops[ARCH_CFI_OPS_MAX];
 };
 
 /* A registered object: [CIE][FDEs][0] in blob[0..size). */
 struct object {
 	uint8_t *blob;
+	void *ob; /* the unwinder's record of it (never freed) */
 	size_t size, fde_off, nfde;
 };
 
@@ -113,25 +130,25 @@ static void put_cie(uint8_t *b)
 	memcpy(p, cie_init, sizeof(cie_init));
 }
 
-static size_t fde_size(const struct arch_cfi *c)
+static size_t fde_size(const struct pending *f)
 {
-	return pad8(4 + 4 + 8 + 8 + c->len);
+	return pad8(4 + 4 + 8 + 8 + f->nops);
 }
 
 /* An FDE at b[at..): length, the distance back to the CIE at b[0],
  * pc_begin, pc_range, the instructions, DW_CFA_nop padding. */
 static void put_fde(uint8_t *b, size_t at, const struct pending *f)
 {
-	uint32_t len = (uint32_t)(fde_size(&f->cfi) - 4);
+	uint32_t len = (uint32_t)(fde_size(f) - 4);
 	uint32_t cie = (uint32_t)(at + 4);
 	uint64_t pc = f->pc, range = f->len;
 
-	memset(b + at, 0, fde_size(&f->cfi));
+	memset(b + at, 0, fde_size(f));
 	memcpy(b + at, &len, 4);
 	memcpy(b + at + 4, &cie, 4);
 	memcpy(b + at + 8, &pc, 8);
 	memcpy(b + at + 16, &range, 8);
-	memcpy(b + at + 24, f->cfi.ops, f->cfi.len);
+	memcpy(b + at + 24, f->ops, f->nops);
 }
 
 /* A new blob for `bytes` of FDEs after the CIE; NULL without memory. */
@@ -139,9 +156,12 @@ static uint8_t *blob_new(size_t bytes, struct object *o)
 {
 	o->fde_off = cie_size();
 	o->size = o->fde_off + bytes + 4;
-	o->blob = dc_alloc(o->size); /* zeroed: the terminator */
-	if (o->blob)
-		put_cie(o->blob);
+	/* zeroed: the terminator, and the record as libgcc expects it */
+	o->blob = dc_alloc(o->size + OBJECT_SIZE);
+	if (!o->blob)
+		return NULL;
+	o->ob = o->blob + ((o->size + 7) & ~(size_t)7);
+	put_cie(o->blob);
 	return o->blob;
 }
 
@@ -173,9 +193,9 @@ static void merge_top(struct chunk_objects *c)
 	at = copy_fdes(m.blob, m.fde_off, a);
 	copy_fdes(m.blob, at, b);
 	m.nfde = a->nfde + b->nfde;
-	__register_frame(m.blob);
-	__deregister_frame(a->blob);
-	__deregister_frame(b->blob);
+	__register_frame_info(m.blob, m.ob);
+	__deregister_frame_info(a->blob);
+	__deregister_frame_info(b->blob);
 	*a = m; /* a's and b's blobs are never freed (above) */
 	c->nobj--;
 }
@@ -194,30 +214,48 @@ static struct chunk_objects *chunk_objects(uintptr_t chunk)
 	return chunks[nchunks++];
 }
 
+/* Room for n more pending FDEs (false: no memory). */
+static bool pend_room(size_t n)
+{
+	size_t cap = pend_cap ? pend_cap : 64;
+	struct pending *p;
+
+	if (pend_cap - npend >= n)
+		return true;
+	while (cap - npend < n)
+		cap *= 2;
+	p = dc_alloc_scratch(cap * sizeof(*p));
+	if (!p)
+		return false;
+	if (pend) {
+		memcpy(p, pend, npend * sizeof(*p));
+		dc_free(pend, pend_cap * sizeof(*p));
+	}
+	pend = p;
+	pend_cap = cap;
+	return true;
+}
+
+void dc_unwind_reserve(size_t n)
+{
+	if (HAVE_UNWINDER)
+		pend_room(n);
+}
+
 void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 		   const struct arch_cfi *cfi)
 {
-	if (!chunk || !cfi->len || !__register_frame || !__deregister_frame)
-		return;
-	if (npend == pend_cap) {
-		size_t cap = pend_cap ? 2 * pend_cap : 64;
-		struct pending *p = dc_alloc(cap * sizeof(*p));
+	struct pending *f;
 
-		if (!p)
-			return; /* no unwind information for this one */
-		if (pend) {
-			memcpy(p, pend, npend * sizeof(*p));
-			dc_free(pend, pend_cap * sizeof(*p));
-		}
-		pend = p;
-		pend_cap = cap;
-	}
-	pend[npend].chunk = chunk;
-	pend[npend].pc = pc;
-	pend[npend].len = len;
-	pend[npend].cfi = *cfi;
-	pend[npend].done = false;
-	npend++;
+	if (!chunk || !cfi->len || !HAVE_UNWINDER || !pend_room(1))
+		return; /* no unwind information for this one */
+	f = &pend[npend++];
+	f->chunk = chunk;
+	f->pc = pc;
+	f->len = (uint32_t)len;
+	f->nops = (uint8_t)cfi->len;
+	f->done = false;
+	memcpy(f->ops, cfi->ops, cfi->len);
 }
 
 /* The pending FDEs of one chunk (in address order: the pool hands its
@@ -230,7 +268,7 @@ static void commit_chunk(uintptr_t chunk)
 
 	for (size_t i = 0; i < npend; i++)
 		if (pend[i].chunk == chunk)
-			bytes += fde_size(&pend[i].cfi);
+			bytes += fde_size(&pend[i]);
 	if (!c || c->nobj == sizeof(c->objs) / sizeof(c->objs[0]) ||
 	    !blob_new(bytes, &o))
 		c = NULL; /* no unwind information for these */
@@ -241,14 +279,14 @@ static void commit_chunk(uintptr_t chunk)
 		pend[i].done = true;
 		if (c) {
 			put_fde(o.blob, at, &pend[i]);
-			at += fde_size(&pend[i].cfi);
+			at += fde_size(&pend[i]);
 			n++;
 		}
 	}
 	if (!c)
 		return;
 	o.nfde = n;
-	__register_frame(o.blob);
+	__register_frame_info(o.blob, o.ob);
 	c->objs[c->nobj++] = o;
 	while (c->nobj >= 2 &&
 	       c->objs[c->nobj - 1].nfde >= c->objs[c->nobj - 2].nfde) {
@@ -277,6 +315,11 @@ void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 	(void)pc;
 	(void)len;
 	(void)cfi;
+}
+
+void dc_unwind_reserve(size_t n)
+{
+	(void)n;
 }
 
 void dc_unwind_commit(void)
