@@ -69,22 +69,13 @@ void *__deregister_frame_info(const void *begin) __attribute__((weak));
 #define OBJECT_SIZE 128 /* >= libgcc's struct object (56 bytes) */
 #define HAVE_UNWINDER (__register_frame_info && __deregister_frame_info)
 
-/* One jump function's FDE, until the batch's end (48 bytes: a batch of
- * 10,000 fills fresh pages with them). */
-struct pending {
-	uintptr_t chunk, pc;
-	uint32_t len;
-	uint8_t nops;
-	bool done; /* written to its chunk's object (commit) */
-	uint8_t ops[ARCH_CFI_OPS_MAX];
-};
-
-/* A registered object: [CIE][FDEs][0] in blob[0..size). */
+/* A registered object: [CIE][FDEs][0] in blob[0..size), the unwinder's
+ * record of it (never freed: above) right before the CIE. */
 struct object {
 	uint8_t *blob;
-	void *ob; /* the unwinder's record of it (never freed) */
 	size_t size, fde_off, nfde;
 };
+#define RECORD(o) ((o)->blob - OBJECT_SIZE)
 
 /* A pool chunk's objects, in address order (sizes strictly decreasing
  * from the first: at most 64). */
@@ -94,12 +85,22 @@ struct chunk_objects {
 	unsigned nobj;
 };
 
-static struct pending *pend;
-static size_t npend, pend_cap;
+/* The batch's FDEs, written where they will be registered: when they are
+ * all of one chunk (one module's functions, the usual case) this becomes
+ * that chunk's new object as it is; else commit copies them out per
+ * chunk.  cap: bytes for FDEs (untouched until written). */
+static struct object batch;
+static size_t batch_cap;
+static uintptr_t batch_chunk; /* the first FDE's chunk */
+static bool batch_mixed; /* FDEs of more than one chunk */
+
 static struct chunk_objects *chunks[64]; /* code_pool.c's POOL_MAX */
 static unsigned nchunks;
 
 static const uint8_t cie_init[] = { ARCH_CFI_CIE_INIT };
+
+/* The longest FDE: header, the arch's longest instructions, padding. */
+#define FDE_MAX ((4 + 4 + 8 + 8 + ARCH_CFI_OPS_MAX + 7) & ~7)
 
 static size_t pad8(size_t n)
 {
@@ -130,55 +131,79 @@ static void put_cie(uint8_t *b)
 	memcpy(p, cie_init, sizeof(cie_init));
 }
 
-static size_t fde_size(const struct pending *f)
+/* A new object with room for `bytes` of FDEs after the CIE, its record
+ * zeroed; NULL without memory.  The FDE bytes are not zeroed: each FDE
+ * is written whole, the terminator by seal(). */
+static uint8_t *object_new(size_t bytes, struct object *o)
 {
-	return pad8(4 + 4 + 8 + 8 + f->nops);
-}
+	uint8_t *mem = dc_alloc_scratch(OBJECT_SIZE + cie_size() + bytes + 4);
 
-/* An FDE at b[at..): length, the distance back to the CIE at b[0],
- * pc_begin, pc_range, the instructions, DW_CFA_nop padding. */
-static void put_fde(uint8_t *b, size_t at, const struct pending *f)
-{
-	uint32_t len = (uint32_t)(fde_size(f) - 4);
-	uint32_t cie = (uint32_t)(at + 4);
-	uint64_t pc = f->pc, range = f->len;
-
-	memset(b + at, 0, fde_size(f));
-	memcpy(b + at, &len, 4);
-	memcpy(b + at + 4, &cie, 4);
-	memcpy(b + at + 8, &pc, 8);
-	memcpy(b + at + 16, &range, 8);
-	memcpy(b + at + 24, f->ops, f->nops);
-}
-
-/* A new blob for `bytes` of FDEs after the CIE; NULL without memory. */
-static uint8_t *blob_new(size_t bytes, struct object *o)
-{
-	o->fde_off = cie_size();
-	o->size = o->fde_off + bytes + 4;
-	/* zeroed: the terminator, and the record as libgcc expects it */
-	o->blob = dc_alloc(o->size + OBJECT_SIZE);
-	if (!o->blob)
+	if (!mem)
 		return NULL;
-	o->ob = o->blob + ((o->size + 7) & ~(size_t)7);
+	memset(mem, 0, OBJECT_SIZE);
+	o->blob = mem + OBJECT_SIZE;
+	o->fde_off = cie_size();
+	o->size = o->fde_off;
+	o->nfde = 0;
 	put_cie(o->blob);
 	return o->blob;
 }
 
-/* Copy src's FDEs to b[at..), each pointing back at b's CIE. */
-static size_t copy_fdes(uint8_t *b, size_t at, const struct object *src)
+/* The zero terminator after the FDEs; size then counts it. */
+static void seal(struct object *o)
 {
-	size_t n = src->size - 4 - src->fde_off;
+	memset(o->blob + o->size, 0, 4);
+	o->size += 4;
+}
 
-	memcpy(b + at, src->blob + src->fde_off, n);
-	for (size_t i = at; i < at + n;) {
-		uint32_t len, cie = (uint32_t)(i + 4);
+/* Append an FDE for [pc, pc + len): length, the distance back to the CIE
+ * at blob[0], pc_begin, pc_range, the instructions, DW_CFA_nop padding. */
+static void put_fde(struct object *o, uintptr_t pc, size_t len,
+		    const uint8_t *ops, unsigned nops)
+{
+	uint8_t *f = o->blob + o->size;
+	size_t size = pad8(4 + 4 + 8 + 8 + nops);
+	uint32_t flen = (uint32_t)(size - 4), cie = (uint32_t)(o->size + 4);
+	uint64_t begin = pc, range = len;
 
-		memcpy(&len, b + i, 4);
-		memcpy(b + i + 4, &cie, 4);
-		i += 4 + len;
+	memset(f, 0, size);
+	memcpy(f, &flen, 4);
+	memcpy(f + 4, &cie, 4);
+	memcpy(f + 8, &begin, 8);
+	memcpy(f + 16, &range, 8);
+	memcpy(f + 24, ops, nops);
+	o->size += size;
+	o->nfde++;
+}
+
+/* Copy the FDEs of src (of `chunk` only, if not 0) to the end of o. */
+static void copy_fdes(struct object *o, const struct object *src,
+		      uintptr_t chunk)
+{
+	for (size_t i = src->fde_off; i + 4 < src->size;) {
+		const uint8_t *f = src->blob + i;
+		uint32_t flen;
+		uint64_t pc, range;
+
+		memcpy(&flen, f, 4);
+		memcpy(&pc, f + 8, 8);
+		memcpy(&range, f + 16, 8);
+		if (!chunk || dc_pool_chunk((uintptr_t)pc) == chunk)
+			put_fde(o, (uintptr_t)pc, (size_t)range, f + 24,
+				flen - 20);
+		i += 4 + flen;
 	}
-	return at + n;
+}
+
+/* The FDE bytes of a sealed object, of the open batch. */
+static size_t fde_bytes(const struct object *o)
+{
+	return o->size - 4 - o->fde_off;
+}
+
+static size_t fde_bytes_open(const struct object *o)
+{
+	return o->size - o->fde_off;
 }
 
 /* Merge a chunk's two newest objects into one: registered before they
@@ -186,17 +211,16 @@ static size_t copy_fdes(uint8_t *b, size_t at, const struct object *src)
 static void merge_top(struct chunk_objects *c)
 {
 	struct object *a = &c->objs[c->nobj - 2], *b = &c->objs[c->nobj - 1], m;
-	size_t at;
 
-	if (!blob_new(a->size - 4 - a->fde_off + b->size - 4 - b->fde_off, &m))
+	if (!object_new(fde_bytes(a) + fde_bytes(b), &m))
 		return;
-	at = copy_fdes(m.blob, m.fde_off, a);
-	copy_fdes(m.blob, at, b);
-	m.nfde = a->nfde + b->nfde;
-	__register_frame_info(m.blob, m.ob);
+	copy_fdes(&m, a, 0);
+	copy_fdes(&m, b, 0);
+	seal(&m);
+	__register_frame_info(m.blob, RECORD(&m));
 	__deregister_frame_info(a->blob);
 	__deregister_frame_info(b->blob);
-	*a = m; /* a's and b's blobs are never freed (above) */
+	*a = m; /* a's and b's memory is never freed (above) */
 	c->nobj--;
 }
 
@@ -214,80 +238,54 @@ static struct chunk_objects *chunk_objects(uintptr_t chunk)
 	return chunks[nchunks++];
 }
 
-/* Room for n more pending FDEs (false: no memory). */
-static bool pend_room(size_t n)
+/* Room for n more FDEs in the batch (false: no memory). */
+static bool batch_room(size_t n)
 {
-	size_t cap = pend_cap ? pend_cap : 64;
-	struct pending *p;
+	size_t used = batch.blob ? fde_bytes_open(&batch) : 0, cap;
+	struct object o;
 
-	if (pend_cap - npend >= n)
+	if (batch.blob && batch_cap - used >= n * FDE_MAX)
 		return true;
-	while (cap - npend < n)
+	for (cap = batch.blob ? 2 * batch_cap : 64 * FDE_MAX;
+	     cap - used < n * FDE_MAX;)
 		cap *= 2;
-	p = dc_alloc_scratch(cap * sizeof(*p));
-	if (!p)
+	if (!object_new(cap, &o))
 		return false;
-	if (pend) {
-		memcpy(p, pend, npend * sizeof(*p));
-		dc_free(pend, pend_cap * sizeof(*p));
+	if (batch.blob) { /* not registered yet: its memory can go */
+		memcpy(o.blob + o.fde_off, batch.blob + batch.fde_off, used);
+		o.size += used;
+		o.nfde = batch.nfde;
+		dc_free(RECORD(&batch),
+			OBJECT_SIZE + cie_size() + batch_cap + 4);
 	}
-	pend = p;
-	pend_cap = cap;
+	batch = o;
+	batch_cap = cap;
 	return true;
 }
 
 void dc_unwind_reserve(size_t n)
 {
 	if (HAVE_UNWINDER)
-		pend_room(n);
+		batch_room(n);
 }
 
 void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 		   const struct arch_cfi *cfi)
 {
-	struct pending *f;
-
-	if (!chunk || !cfi->len || !HAVE_UNWINDER || !pend_room(1))
+	if (!chunk || !cfi->len || !HAVE_UNWINDER || !batch_room(1))
 		return; /* no unwind information for this one */
-	f = &pend[npend++];
-	f->chunk = chunk;
-	f->pc = pc;
-	f->len = (uint32_t)len;
-	f->nops = (uint8_t)cfi->len;
-	f->done = false;
-	memcpy(f->ops, cfi->ops, cfi->len);
+	if (!batch.nfde)
+		batch_chunk = chunk;
+	batch_mixed |= chunk != batch_chunk;
+	put_fde(&batch, pc, len, cfi->ops, cfi->len);
 }
 
-/* The pending FDEs of one chunk (in address order: the pool hands its
- * blocks out upwards) as its newest object, then the merges. */
-static void commit_chunk(uintptr_t chunk)
+/* o (sealed), FDEs of c's chunk above its objects', as c's newest
+ * object; then the merges. */
+static void push(struct chunk_objects *c, struct object *o)
 {
-	struct chunk_objects *c = chunk_objects(chunk);
-	struct object o;
-	size_t bytes = 0, n = 0, at;
-
-	for (size_t i = 0; i < npend; i++)
-		if (pend[i].chunk == chunk)
-			bytes += fde_size(&pend[i]);
-	if (!c || c->nobj == sizeof(c->objs) / sizeof(c->objs[0]) ||
-	    !blob_new(bytes, &o))
-		c = NULL; /* no unwind information for these */
-	at = c ? o.fde_off : 0;
-	for (size_t i = 0; i < npend; i++) {
-		if (pend[i].chunk != chunk)
-			continue;
-		pend[i].done = true;
-		if (c) {
-			put_fde(o.blob, at, &pend[i]);
-			at += fde_size(&pend[i]);
-			n++;
-		}
-	}
-	if (!c)
-		return;
-	o.nfde = n;
-	__register_frame_info(o.blob, o.ob);
-	c->objs[c->nobj++] = o;
+	__register_frame_info(o->blob, RECORD(o));
+	c->objs[c->nobj++] = *o;
 	while (c->nobj >= 2 &&
 	       c->objs[c->nobj - 1].nfde >= c->objs[c->nobj - 2].nfde) {
 		unsigned before = c->nobj;
@@ -298,12 +296,62 @@ static void commit_chunk(uintptr_t chunk)
 	}
 }
 
+static bool room_in(const struct chunk_objects *c)
+{
+	return c && c->nobj < sizeof(c->objs) / sizeof(c->objs[0]);
+}
+
+/* A batch over several chunks: one object per chunk, copied out. */
+static void commit_mixed(void)
+{
+	uintptr_t done[64];
+	unsigned ndone = 0;
+
+	for (size_t i = batch.fde_off; i + 4 < batch.size;) {
+		struct chunk_objects *c;
+		struct object o;
+		uint32_t flen;
+		uint64_t pc;
+		uintptr_t chunk;
+		unsigned k = 0;
+
+		memcpy(&flen, batch.blob + i, 4);
+		memcpy(&pc, batch.blob + i + 8, 8);
+		i += 4 + flen;
+		chunk = dc_pool_chunk((uintptr_t)pc);
+		while (k < ndone && done[k] != chunk)
+			k++;
+		if (k < ndone || ndone == 64)
+			continue;
+		done[ndone++] = chunk;
+		c = chunk_objects(chunk);
+		if (!room_in(c) || !object_new(fde_bytes_open(&batch), &o))
+			continue; /* no unwind information for these */
+		copy_fdes(&o, &batch, chunk);
+		seal(&o);
+		push(c, &o);
+	}
+}
+
 void dc_unwind_commit(void)
 {
-	for (size_t i = 0; i < npend; i++)
-		if (!pend[i].done)
-			commit_chunk(pend[i].chunk);
-	npend = 0;
+	struct chunk_objects *c;
+
+	if (!batch.nfde)
+		return;
+	seal(&batch);
+	c = batch_mixed ? NULL : chunk_objects(batch_chunk);
+	if (!batch_mixed && room_in(c)) {
+		push(c, &batch); /* registered where it was written */
+		batch = (struct object){ 0 }; /* the next one is new */
+		batch_cap = 0;
+		return;
+	}
+	if (batch_mixed)
+		commit_mixed();
+	batch.size = batch.fde_off; /* not registered: reused */
+	batch.nfde = 0;
+	batch_mixed = false;
 }
 
 #else /* no unwind information from this arch */
