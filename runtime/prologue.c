@@ -1680,8 +1680,9 @@ static bool generate(struct dc_fn **v, size_t m, int *st)
 		for (size_t i = 0; i < m; i++)
 			if (jf_drop_refused(v[i]) && st[i] == DYNCALL_OK)
 				st[i] = DYNCALL_ERR_MPROTECT;
-	/* the FDEs of the new jump functions, one object (a dropped one's
-	 * FDE describes code that never runs, at addresses never reused) */
+	/* the FDEs of the new jump functions, one object per pool chunk (a
+	 * dropped one's FDE describes code that never runs, at addresses
+	 * never reused) */
 	dc_unwind_commit();
 	return fresh;
 }

@@ -21,7 +21,7 @@
 #                     suite (23 scripts comparing outputs with .expected
 #                     files; cross: they run the programs through wrappers)
 #           brotli    C (brotli): the compression library and its command;
-#                     its ctest suite (round trips at qualities 1-11 and
+#                     its ctest suite (round trips at qualities 1, 6, 9, 11 and
 #                     the decompression of reference files)
 #
 # Configurations (HELDOUT_CONFIGS="name ..." picks some; `run.sh --list`):
@@ -289,7 +289,7 @@ run_suite() {
   local name=$1 prog=$2 arch=$3 label=$4; shift 4
   local o=$ho/$name/$prog prefix=() args=() kv compiler=${name#*-}
   compiler=${compiler%%-*}
-  local guest=()  # brotli, cross: the guest's variables (QEMU_SET_ENV)
+  local guest=()  # brotli and json-c, cross: the guest's variables (QEMU_SET_ENV)
   if [ "$arch" != x86_64 ]; then
     local t; t=$(triple_of "$arch")
     # qemu-user sees writes to code only through the code's own address
