@@ -178,23 +178,45 @@ static void put_fde(struct object *o, uintptr_t pc, size_t len,
 	o->nfde++;
 }
 
+/* One FDE of a sealed object, as put_fde wrote it. */
+struct fde_view {
+	uintptr_t pc, range;
+	const uint8_t *ops;
+	unsigned nops; /* with the padding (DW_CFA_nop) */
+	size_t size; /* its bytes, length field included */
+};
+
+/* The FDE at src->blob[*at] into f, *at moved past it; false at the
+ * terminator.  The one walk over written FDEs. */
+static bool next_fde(const struct object *src, size_t *at, struct fde_view *f)
+{
+	const uint8_t *b = src->blob + *at;
+	uint32_t flen;
+	uint64_t pc, range;
+
+	if (*at + 4 >= src->size)
+		return false;
+	memcpy(&flen, b, 4);
+	memcpy(&pc, b + 8, 8);
+	memcpy(&range, b + 16, 8);
+	f->pc = (uintptr_t)pc;
+	f->range = (uintptr_t)range;
+	f->ops = b + 24;
+	f->nops = flen - 20;
+	f->size = 4 + (size_t)flen;
+	*at += f->size;
+	return true;
+}
+
 /* Copy the FDEs of src (of `chunk` only, if not 0) to the end of o. */
 static void copy_fdes(struct object *o, const struct object *src,
 		      uintptr_t chunk)
 {
-	for (size_t i = src->fde_off; i + 4 < src->size;) {
-		const uint8_t *f = src->blob + i;
-		uint32_t flen;
-		uint64_t pc, range;
+	struct fde_view f;
 
-		memcpy(&flen, f, 4);
-		memcpy(&pc, f + 8, 8);
-		memcpy(&range, f + 16, 8);
-		if (!chunk || dc_pool_chunk((uintptr_t)pc) == chunk)
-			put_fde(o, (uintptr_t)pc, (size_t)range, f + 24,
-				flen - 20);
-		i += 4 + flen;
-	}
+	for (size_t at = src->fde_off; next_fde(src, &at, &f);)
+		if (!chunk || dc_pool_chunk(f.pc) == chunk)
+			put_fde(o, f.pc, f.range, f.ops, f.nops);
 }
 
 /* The FDE bytes of a sealed object, of the open batch. */
@@ -309,18 +331,12 @@ static bool room_in(const struct chunk_objects *c)
 /* The bytes of the batch's FDEs of one chunk (0: all). */
 static size_t batch_bytes(uintptr_t chunk)
 {
+	struct fde_view f;
 	size_t n = 0;
 
-	for (size_t i = batch.fde_off; i + 4 < batch.size;) {
-		uint32_t flen;
-		uint64_t pc;
-
-		memcpy(&flen, batch.blob + i, 4);
-		memcpy(&pc, batch.blob + i + 8, 8);
-		if (!chunk || dc_pool_chunk((uintptr_t)pc) == chunk)
-			n += 4 + flen;
-		i += 4 + flen;
-	}
+	for (size_t at = batch.fde_off; next_fde(&batch, &at, &f);)
+		if (!chunk || dc_pool_chunk(f.pc) == chunk)
+			n += f.size;
 	return n;
 }
 
@@ -342,17 +358,12 @@ static void commit_mixed(void)
 {
 	uintptr_t done[64];
 	unsigned ndone = 0;
+	struct fde_view f;
 
-	for (size_t i = batch.fde_off; i + 4 < batch.size;) {
-		uint32_t flen;
-		uint64_t pc;
-		uintptr_t chunk;
+	for (size_t at = batch.fde_off; next_fde(&batch, &at, &f);) {
+		uintptr_t chunk = dc_pool_chunk(f.pc);
 		unsigned k = 0;
 
-		memcpy(&flen, batch.blob + i, 4);
-		memcpy(&pc, batch.blob + i + 8, 8);
-		i += 4 + flen;
-		chunk = dc_pool_chunk((uintptr_t)pc);
 		while (k < ndone && done[k] != chunk)
 			k++;
 		if (k < ndone || ndone == 64)
