@@ -54,14 +54,20 @@
  * not every run does it), and, SLEPT_RUNS times, the cached batch right
  * after the process slept 200 ms (its memory cold, other processes having
  * run: docs/prologues.md "Hooking 10,000 functions in one batch"; the
- * median and the maximum).
+ * median and the maximum).  The first batch of a process is also timed
+ * in R fresh processes, one per round (this program run again with
+ * --first-batch: registration untimed, then the one timed batch), whose
+ * median, minimum and maximum are reported: one first batch is one
+ * sample, and on a noisy machine a sample may be several times the usual.
  *
  *   prologue_cost [N [R]]    default N = 10000000, R = 9
+ *   prologue_cost --first-batch   prints one first batch's milliseconds
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -383,15 +389,70 @@ static void slept_batches(void)
 	       slept_un[SLEPT_RUNS - 1]);
 }
 
+/* --first-batch: this process's first batch of 10,000 (after the
+ * registration, which dyncall_fn_find does), in ms on stdout */
+static int first_batch_child(void)
+{
+	double t0;
+
+	if (!dyncall_fn_find("t_pfe"))
+		must(DYNCALL_ERR_NOFN, "find t_pfe");
+	t0 = now();
+	must(dyncall_fn_hook_batch(many, 10000, handler, &count),
+	     "hook 10000 (first batch)");
+	printf("%.6f\n", (now() - t0) / 1e6);
+	return 0;
+}
+
+/* One first batch in a fresh process (this program with --first-batch):
+ * its ms. */
+static double first_batch_fresh(void)
+{
+	int fd[2], st;
+	char buf[64] = { 0 };
+	ssize_t got = 0, k;
+	pid_t pid;
+
+	if (pipe(fd))
+		must(DYNCALL_ERR_INVAL, "pipe");
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		must(DYNCALL_ERR_INVAL, "fork");
+	if (!pid) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execl("/proc/self/exe", "prologue_cost", "--first-batch",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	while (got < (ssize_t)sizeof(buf) - 1 &&
+	       (k = read(fd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += k;
+	close(fd[0]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) || !got) {
+		fprintf(stderr, "prologue_cost: the --first-batch process "
+				"failed (status %#x)\n", (unsigned)st);
+		exit(1);
+	}
+	return atof(buf);
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10000000;
 	int reps = argc > 2 ? atoi(argv[2]) : 9;
 	static double t[NV][MAX_REPS], hook[MAX_REPS], unhook[MAX_REPS];
-	static double gen[MAX_REPS];
+	static double gen[MAX_REPS], fresh[MAX_REPS];
 	static long gen_count[MAX_REPS];
-	double med[NV], lo[NV], hook_ms, unhook_ms, first_ms = 0, gen_ms;
+	double med[NV], lo[NV], hook_ms, unhook_ms, first_ms = 0, gen_ms,
+	       fresh_ms;
 
+	if (argc == 2 && !strcmp(argv[1], "--first-batch"))
+		return first_batch_child();
 	if (reps < 2 || reps > MAX_REPS || n < 1) {
 		fprintf(stderr, "prologue_cost: usage: prologue_cost [calls "
 				"[runs: 2..%d]]\n", MAX_REPS);
@@ -405,6 +466,7 @@ int main(int argc, char **argv)
 			t[v][r] = run_variant(v, n);
 		}
 		set_state(V_NOPS);
+		fresh[r] = first_batch_fresh();
 		double t0 = now();
 		must(dyncall_fn_hook_batch(many, 10000, handler, &count),
 		     "hook 10000");
@@ -455,6 +517,10 @@ int main(int argc, char **argv)
 	printf("hook 10,000 functions in one batch:   %8.3f ms "
 	       "(first time, generating their jump functions: %.3f ms)\n",
 	       hook_ms, first_ms);
+	fresh_ms = median(fresh, reps); /* sorts them */
+	printf("first batch of 10,000 in %d fresh processes: %.3f ms "
+	       "(minimum %.3f, maximum %.3f)\n", reps, fresh_ms, fresh[0],
+	       fresh[reps - 1]);
 	printf("unhook 10,000 functions in one batch: %8.3f ms\n", unhook_ms);
 	printf("hook 10,000 with new data, %d runs (10,000 new jump functions "
 	       "each): %.3f ms (minimum %.3f)\n",

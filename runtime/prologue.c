@@ -91,40 +91,57 @@ struct dc_hd {
 	uintptr_t h, d;
 };
 
-/* What a function should run: the part a refused change rolls back. */
+/* What a function should run: the part a refused change rolls back.
+ * Its first handler is inline, the others in the function's `more`. */
 struct dc_fwant {
-	unsigned nh;
-	uint16_t novec; /* bit k: handler k hooked with DYNCALL_FN_NO_VEC */
 	uintptr_t redirect;
-	struct dc_hd hd[DYNCALL_FN_MAX_HANDLERS];
+	struct dc_hd one; /* handler 0 while `more` is NULL */
+	uint16_t novec; /* bit k: handler k hooked with DYNCALL_FN_NO_VEC */
+	uint8_t nh;
 };
 
-/* One patchable function.  A batch reads and writes the first three
- * cache lines of every function it changes (the arch's bytes, the state,
- * the redirect and the first handler), the rest only where it applies:
- * a batch over 10,000 functions walks them in three passes (fn_op), and
- * the fewer lines each pass brings in, the less a cold cache costs. */
+/* One patchable function: three cache lines.  A batch reads and writes
+ * the first two of every function it changes (the arch's bytes; the slot,
+ * the state, the redirect and the first handler), the third where it
+ * applies (its sites, its other handlers).  Every patchable function of
+ * every module has one, made present at registration: with 16 handlers
+ * inline each was 448 bytes (4.5 MB for 10,000 functions) where most
+ * functions have one handler or none; and a batch over 10,000 functions
+ * walks them in three passes (fn_op): the fewer lines each pass brings
+ * in, the less a cold cache costs. */
 struct dc_fn {
 	struct arch_fentry a; /* line 0 */
-	uintptr_t slot_val; /* what the slot holds (never cleared) */
+	uintptr_t slot_val; /* line 1: what the slot holds (never cleared) */
 	uintptr_t want; /* what the slot should hold (apply: 0 = off) */
 	struct dc_jf *jfs;
-	struct dc_csite *cs; /* its listed caller sites (mod->cs), or NULL */
+	struct dc_fwant w; /* handlers (in order), redirect target */
 	int status; /* probe result: DYNCALL_OK or why not */
-	unsigned rec_flags; /* its __dyncall_fn_records flags, or 0 */
-	unsigned ncs;
-	unsigned cs_skipped; /* sites the last change could not write */
-	int cs_why; /* why (the first reason), DYNCALL_OK if none */
 	bool on; /* the entry branches to ool */
 	bool ool_done;
 	bool queued;
-	struct dc_fwant w; /* handlers (in order), redirect target */
+	/* line 2: the handlers once there are two or more
+	 * (DYNCALL_FN_MAX_HANDLERS, w.one copied in first; kept for the
+	 * function's life), or NULL */
+	struct dc_hd *more;
+	struct dc_csite *cs; /* its listed caller sites (mod->cs), or NULL */
+	unsigned ncs;
+	unsigned cs_skipped; /* sites the last change could not write */
+	int cs_why; /* why (the first reason), DYNCALL_OK if none */
+	unsigned rec_flags; /* its __dyncall_fn_records flags, or 0 */
 	/* read outside batches */
 	uintptr_t rec; /* its __patchable_function_entries record */
 	struct dc_fmod *mod;
 	const char *name;
 	uintptr_t orig; /* dyncall_fn_original thunk, or 0 */
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct dc_fn) == 3 * 64,
+	       "a function's record is three cache lines");
+
+/* f's handlers, in order: w.nh of them */
+static struct dc_hd *hd_of(const struct dc_fn *f)
+{
+	return f->more ? f->more : (struct dc_hd *)&f->w.one;
+}
 
 struct dc_fmod {
 	struct dc_fmod *next;
@@ -251,7 +268,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	size_t len;
 	struct arch_fentry_vec vec = want_vec(f);
 	struct arch_cfi cfi;
-
+	const struct dc_hd *hd = hd_of(f);
 	unsigned n = f->w.nh;
 
 	for (j = f->jfs; j; j = j->next)
@@ -261,19 +278,19 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 		    j->vec.upper_dead == vec.upper_dead &&
 		    j->vec.int_known == vec.int_known &&
 		    j->vec.ints == vec.ints &&
-		    !memcmp(j->hd, f->w.hd, n * sizeof(f->w.hd[0])))
+		    !memcmp(j->hd, hd, n * sizeof(*hd)))
 			return j->code;
 	if (arch_fentry_jf_size(n) > sizeof(buf))
 		return 0;
 	code_err = DYNCALL_ERR_NOMEM;
 	at = dc_pool_get(arch_fentry_jf_size(n),
-			 ARCH_FENTRY_JF_NEAR_FN ? f->a.func : f->w.hd[0].h);
+			 ARCH_FENTRY_JF_NEAR_FN ? f->a.func : hd[0].h);
 	j = at ? dc_alloc(jf_rec_size(n)) : NULL;
 	if (!j)
 		return 0;
 	for (unsigned k = 0; k < n; k++) {
-		hs[k] = f->w.hd[k].h;
-		ds[k] = f->w.hd[k].d;
+		hs[k] = hd[k].h;
+		ds[k] = hd[k].d;
 	}
 	len = arch_fentry_emit_jf(buf, at, f->a.func, resume, hs, ds, n, vec,
 				  &cfi);
@@ -288,7 +305,7 @@ static uintptr_t jf_get(struct dc_fn *f, uintptr_t resume)
 	j->resume = resume;
 	j->n = n;
 	j->vec = vec;
-	memcpy(j->hd, f->w.hd, n * sizeof(f->w.hd[0]));
+	memcpy(j->hd, hd, n * sizeof(*hd));
 	j->next = f->jfs;
 	f->jfs = j;
 	return at;
@@ -910,6 +927,23 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The memory of a function whose module is gone: its other handlers,
+ * its name, its jump functions' records (their code stays in the pool:
+ * a thread may still be leaving one). */
+static void fn_forget(struct dc_fn *f)
+{
+	if (f->more)
+		dc_free(f->more, DYNCALL_FN_MAX_HANDLERS * sizeof(*f->more));
+	if (f->name)
+		dc_free((char *)f->name, strlen(f->name) + 1);
+	while (f->jfs) {
+		struct dc_jf *j = f->jfs;
+
+		f->jfs = j->next;
+		dc_free(j, jf_rec_size(j->n));
+	}
+}
+
 /* Bring the module list up to date (dlopen, dlclose since the last call). */
 static void rescan(void)
 {
@@ -940,6 +974,8 @@ static void rescan(void)
 		*pm = m->next;
 		for (unsigned i = 0; i < m->exec.n; i++)
 			dc_text_forget(m->exec.lo[i], m->exec.hi[i]);
+		for (unsigned i = 0; i < m->nfn; i++)
+			fn_forget(&m->fns[i]);
 		dc_free(m->fns, m->nfn * sizeof(*m->fns));
 		dc_free(m->cs, m->cs_cap * sizeof(*m->cs));
 		dc_free(m->lep, m->nlep * sizeof(*m->lep));
@@ -1298,9 +1334,22 @@ static unsigned handler_index(const struct dc_fn *f, uintptr_t h)
 {
 	unsigned k;
 
-	for (k = 0; k < f->w.nh && f->w.hd[k].h != h; k++)
+	for (k = 0; k < f->w.nh && hd_of(f)[k].h != h; k++)
 		;
 	return k;
+}
+
+/* Room for a second handler (before op_do adds it): f->more, the inline
+ * one copied in.  DYNCALL_ERR_NOMEM if there is no memory for it. */
+static int handler_room(struct dc_fn *f)
+{
+	if (f->w.nh != 1 || f->more)
+		return DYNCALL_OK;
+	f->more = dc_alloc(DYNCALL_FN_MAX_HANDLERS * sizeof(*f->more));
+	if (!f->more)
+		return DYNCALL_ERR_NOMEM;
+	f->more[0] = f->w.one;
+	return DYNCALL_OK;
 }
 
 /* May op (with handler or target h) be done on f? */
@@ -1333,7 +1382,7 @@ static void op_do(struct dc_fn *f, enum op op, uintptr_t h, uintptr_t d,
 
 	switch (op) {
 	case OP_HOOK:
-		f->w.hd[f->w.nh] = (struct dc_hd){ h, d };
+		hd_of(f)[f->w.nh] = (struct dc_hd){ h, d };
 		f->w.novec =
 			(uint16_t)((f->w.novec & ((1u << f->w.nh) - 1)) |
 				   (fl & DYNCALL_FN_NO_VEC ? 1u << f->w.nh :
@@ -1343,8 +1392,8 @@ static void op_do(struct dc_fn *f, enum op op, uintptr_t h, uintptr_t d,
 	case OP_UNHOOK: {
 		unsigned lo = f->w.novec & ((1u << k) - 1);
 
-		memmove(&f->w.hd[k], &f->w.hd[k + 1],
-			(f->w.nh - k - 1) * sizeof(f->w.hd[0]));
+		memmove(hd_of(f) + k, hd_of(f) + k + 1,
+			(f->w.nh - k - 1) * sizeof(struct dc_hd));
 		f->w.novec =
 			(uint16_t)(lo | ((f->w.novec >> 1) & ~((1u << k) - 1)));
 		f->w.nh--;
@@ -1374,7 +1423,7 @@ static size_t undo_save(const struct dc_fn *f, uintptr_t *u)
 {
 	u[0] = f->w.nh | (uintptr_t)f->w.novec << 16;
 	u[1] = f->w.redirect;
-	memcpy(u + 2, f->w.hd, f->w.nh * sizeof(f->w.hd[0]));
+	memcpy(u + 2, hd_of(f), f->w.nh * sizeof(struct dc_hd));
 	return undo_words(f);
 }
 
@@ -1383,7 +1432,7 @@ static void undo_load(struct dc_fn *f, const uintptr_t *u)
 	f->w.nh = (unsigned)(u[0] & 0xffff);
 	f->w.novec = (uint16_t)(u[0] >> 16);
 	f->w.redirect = u[1];
-	memcpy(f->w.hd, u + 2, f->w.nh * sizeof(f->w.hd[0]));
+	memcpy(hd_of(f), u + 2, f->w.nh * sizeof(struct dc_hd));
 }
 
 /* The words undo_save wrote at u. */
@@ -1835,6 +1884,8 @@ static int fn_op(void *const *fns, size_t n, enum op op, uintptr_t h,
 			continue; /* twice in one batch: once */
 		if (f)
 			s = op_check(f, op, h);
+		if (!s && op == OP_HOOK)
+			s = handler_room(f);
 		if (s) {
 			ret = ret ? ret : s;
 			continue;
