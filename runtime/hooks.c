@@ -85,6 +85,7 @@ static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,
 	struct arch_hooks_sig sig = decode(l->sig);
 	uintptr_t lo = h[0], hi = h[0], at;
 	struct dc_hjf *j;
+	struct arch_cfi cfi;
 	uint8_t *buf;
 	size_t size, len, skip;
 
@@ -114,7 +115,7 @@ static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,
 	}
 	memset(buf, ARCH_FILL_BYTE, size);
 	skip = (0 - at) & (ARCH_HOOKS_JF_ALIGN - 1);
-	len = arch_hooks_emit_jf(buf + skip, at + skip, &sig, h, d, n);
+	len = arch_hooks_emit_jf(buf + skip, at + skip, &sig, h, d, n, &cfi);
 	/* 0: a signature the arch cannot serve (a frame too large) */
 	*err = !len		  ? DYNCALL_ERR_UNSUPPORTED :
 	       skip + len <= size ? dc_text_write(at, buf, skip + len) :
@@ -126,6 +127,9 @@ static uintptr_t jf_get(struct dc_hooks *l, unsigned n, const uintptr_t *h,
 		return 0;
 	}
 	DC_STAT_ADD(stubs, 1);
+	/* its unwind information, registered before any key holds it */
+	dc_unwind_add(dc_stub_region(at), at + skip, len, &cfi);
+	dc_unwind_commit();
 	j->code = at + skip;
 	j->n = n;
 	memcpy(j->h, h, n * sizeof(*h));

@@ -178,13 +178,14 @@ void *dc_alloc_scratch(size_t size) DC_HIDDEN; /* not zeroed */
 /* --- unwind.c: unwind information of generated code (docs/prologues.md
  * "Unwinding from a handler") --- */
 struct arch_cfi;
-/* a jump function's FDE (pc in the pool chunk that starts at `chunk`),
- * pending until dc_unwind_commit registers the pending ones, one object
- * per chunk */
+/* a jump function's FDE (pc in the pool chunk or the stub region that
+ * starts at `chunk`), pending until dc_unwind_commit registers the
+ * pending ones, one object per chunk */
 void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 		   const struct arch_cfi *cfi) DC_HIDDEN;
 void dc_unwind_commit(void) DC_HIDDEN;
-/* room for n more pending FDEs at once (a batch's functions) */
+/* room for n more pending FDEs of function-entry jump functions at once
+ * (a batch's functions) */
 void dc_unwind_reserve(size_t n) DC_HIDDEN;
 
 /* --- registry.c --- */
@@ -295,6 +296,9 @@ uintptr_t dc_disc_thunk_one(struct dc_site *s) DC_HIDDEN;
 uintptr_t dc_code_near(uintptr_t lo, uintptr_t hi, size_t size,
 		       int *why) DC_HIDDEN;
 bool dc_is_stub(uintptr_t addr) DC_HIDDEN;
+/* The stub region addr is in (its base), or 0 (unwind.c keeps the unwind
+ * information of each region's hook-list jump functions apart). */
+uintptr_t dc_stub_region(uintptr_t addr) DC_HIDDEN;
 void dc_stub_forget_site(const struct dc_site *site) DC_HIDDEN;
 extern bool dc_stubs_dirty DC_HIDDEN; /* written since the last sync */
 

@@ -215,6 +215,13 @@ bool dc_is_stub(uintptr_t addr)
 	return region_of(addr) != NULL;
 }
 
+uintptr_t dc_stub_region(uintptr_t addr)
+{
+	const struct region *r = region_of(addr);
+
+	return r ? r->base : 0;
+}
+
 static size_t hash(const uintptr_t *tg, unsigned n, unsigned kind,
 		   uintptr_t site)
 {

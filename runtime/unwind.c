@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /*
  * Unwind information for the jump functions the runtime generates
- * (docs/prologues.md "Unwinding from a handler"), so that an unwinder
+ * (docs/prologues.md "Unwinding from a handler"; the hook lists' too,
+ * docs/hooks.md), so that an unwinder
  * that needs an FDE (libgcc's, behind backtrace() and C++ exceptions)
  * goes on from a handler through the jump function to the hooked
  * function's caller instead of stopping there.
@@ -23,7 +24,9 @@
  *    the pc: objects must not interleave, or a pc in one behind another's
  *    start is not found.
  * So the FDEs of each pool chunk (dc_pool_chunk: blocks handed out upwards,
- * never given back) are kept apart from every other chunk's, and each
+ * never given back; and of each stub region, dc_stub_region, for the
+ * hook-list jump functions, which hooks.c registers one at a time) are
+ * kept apart from every other chunk's, and each
  * batch that generated jump functions registers one new object per chunk
  * it wrote (dc_unwind_commit), above the chunk's older ones.  A chunk's
  * objects are merged like a binary counter: when the newest holds at
@@ -96,17 +99,31 @@ static size_t batch_cap;
 static uintptr_t batch_chunk; /* the first FDE's chunk */
 static bool batch_mixed; /* FDEs of more than one chunk */
 
-static struct chunk_objects *chunks[64]; /* code_pool.c's POOL_MAX */
+/* code_pool.c's POOL_MAX pool chunks, and as many stub regions with
+ * hook-list jump functions (more: no unwind information for theirs) */
+#define MAX_CHUNKS 128
+static struct chunk_objects *chunks[MAX_CHUNKS];
 static unsigned nchunks;
 
 static const uint8_t cie_init[] = { ARCH_CFI_CIE_INIT };
 
-/* The longest FDE: header, the arch's longest instructions, padding. */
-#define FDE_MAX ((4 + 4 + 8 + 8 + ARCH_CFI_OPS_MAX + 7) & ~7)
+/* The longest FDE of a function-entry jump function (what a batch
+ * reserves room for): header, instructions, padding. */
+#define FDE_MAX ((4 + 4 + 8 + 8 + ARCH_FENTRY_CFI_OPS_MAX + 7) & ~7)
 
 static size_t pad8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
+}
+
+/* The code memory pc is in, as the objects are kept apart by: a pool
+ * chunk (function-entry jump functions) or a stub region (hook-list
+ * ones); both hand out their blocks upwards and never give them back. */
+static uintptr_t chunk_of(uintptr_t pc)
+{
+	uintptr_t c = dc_pool_chunk(pc);
+
+	return c ? c : dc_stub_region(pc);
 }
 
 /* The CIE: length, id 0, version 1, augmentation "" (FDE addresses are
@@ -215,7 +232,7 @@ static void copy_fdes(struct object *o, const struct object *src,
 	struct fde_view f;
 
 	for (size_t at = src->fde_off; next_fde(src, &at, &f);)
-		if (!chunk || dc_pool_chunk(f.pc) == chunk)
+		if (!chunk || chunk_of(f.pc) == chunk)
 			put_fde(o, f.pc, f.range, f.ops, f.nops);
 }
 
@@ -262,18 +279,19 @@ static struct chunk_objects *chunk_objects(uintptr_t chunk)
 	return chunks[nchunks++];
 }
 
-/* Room for n more FDEs in the batch (false: no memory): n at most (a
- * reservation: the batch's functions), then twice as much each time. */
-static bool batch_room(size_t n)
+/* Room for `bytes` more of FDEs in the batch (false: no memory): that
+ * much at most (a reservation: n functions' FDE_MAX), then twice as much
+ * each time. */
+static bool batch_room(size_t bytes)
 {
 	size_t used = batch.blob ? fde_bytes_open(&batch) : 0, cap;
 	struct object o;
 
-	if (batch.blob && batch_cap - used >= n * FDE_MAX)
+	if (batch.blob && batch_cap - used >= bytes)
 		return true;
 	cap = batch.blob ? 2 * batch_cap : 0;
-	if (cap - used < n * FDE_MAX)
-		cap = used + n * FDE_MAX;
+	if (cap - used < bytes)
+		cap = used + bytes;
 	if (cap < 64 * FDE_MAX)
 		cap = 64 * FDE_MAX;
 	if (!object_new(cap, &o))
@@ -293,13 +311,14 @@ static bool batch_room(size_t n)
 void dc_unwind_reserve(size_t n)
 {
 	if (HAVE_UNWINDER)
-		batch_room(n);
+		batch_room(n * FDE_MAX);
 }
 
 void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 		   const struct arch_cfi *cfi)
 {
-	if (!chunk || !cfi->len || !HAVE_UNWINDER || !batch_room(1))
+	if (!chunk || !cfi->len || !HAVE_UNWINDER ||
+	    !batch_room(pad8(4 + 4 + 8 + 8 + cfi->len)))
 		return; /* no unwind information for this one */
 	if (!batch.nfde)
 		batch_chunk = chunk;
@@ -335,7 +354,7 @@ static size_t batch_bytes(uintptr_t chunk)
 	size_t n = 0;
 
 	for (size_t at = batch.fde_off; next_fde(&batch, &at, &f);)
-		if (!chunk || dc_pool_chunk(f.pc) == chunk)
+		if (!chunk || chunk_of(f.pc) == chunk)
 			n += f.size;
 	return n;
 }
@@ -356,17 +375,17 @@ static void copy_out(struct chunk_objects *c, uintptr_t chunk)
 /* A batch over several chunks: one object per chunk, copied out. */
 static void commit_mixed(void)
 {
-	uintptr_t done[64];
+	uintptr_t done[MAX_CHUNKS];
 	unsigned ndone = 0;
 	struct fde_view f;
 
 	for (size_t at = batch.fde_off; next_fde(&batch, &at, &f);) {
-		uintptr_t chunk = dc_pool_chunk(f.pc);
+		uintptr_t chunk = chunk_of(f.pc);
 		unsigned k = 0;
 
 		while (k < ndone && done[k] != chunk)
 			k++;
-		if (k < ndone || ndone == 64)
+		if (k < ndone || ndone == MAX_CHUNKS)
 			continue;
 		done[ndone++] = chunk;
 		copy_out(chunk_objects(chunk), chunk);

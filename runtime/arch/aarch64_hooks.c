@@ -31,11 +31,17 @@
  *
  * One handler (the data variant): bti c; movz/movk x0, #d; b h.
  * A frame over 16 KiB (stack arguments) is refused: 0 bytes.
+ *
+ * Unwind information (struct arch_cfi, written with the code): the CFA
+ * moves with each `sub`/`add` of sp, x30 and x19+i are saved at their
+ * slots after their `str` and the caller's again after their `ldr`
+ * (docs/hooks.md "Unwinding from a handler").
  */
 #include <string.h>
 
 #include "../internal.h"
 #include "arch.h"
+#include "dwarf_cfi.h"
 
 #define INSN_BTI_C 0xd503245fu
 #define INSN_SUB_SP 0xd10003ffu /* sub sp, sp, #imm12 */
@@ -100,14 +106,25 @@ static void mov_imm64(struct jf *j, unsigned d, uint64_t v)
 			     (uint32_t)((v >> (16 * hw)) & 0xffff) << 5 | d);
 }
 
-static void sp_adjust(struct jf *j, uint32_t f, bool add)
+/* sp -= f (sub) or += f (add); the CFA's offset from sp after each
+ * instruction: cfa_at_end - what is left of the change (sub), or
+ * cfa_at_end + what is left (add). */
+static void sp_adjust(struct jf *j, uint32_t f, bool add, struct cfi_writer *c,
+		      uint32_t cfa_at_end)
 {
 	uint32_t op = add ? INSN_ADD_SP : INSN_SUB_SP;
+	uint32_t left = f & 0xfff;
 
-	if (f >> 12)
+	if (f >> 12) {
 		w(j, op | 1u << 22 | (f >> 12) << 10); /* lsl #12 */
-	if (f & 0xfff)
+		cfi_at(c, j->n);
+		cfi_cfa_offset(c, add ? cfa_at_end + left : cfa_at_end - left);
+	}
+	if (f & 0xfff) {
 		w(j, op | (f & 0xfff) << 10);
+		cfi_at(c, j->n);
+		cfi_cfa_offset(c, cfa_at_end);
+	}
 }
 
 /* bl/b h, direct when in reach */
@@ -158,9 +175,12 @@ size_t arch_hooks_jf_size(const struct arch_hooks_sig *s, unsigned n)
 
 size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 			  const struct arch_hooks_sig *s, const uintptr_t *h,
-			  const uintptr_t *d, unsigned n)
+			  const uintptr_t *d, unsigned n, struct arch_cfi *cfi)
 {
 	struct jf j = { buf, at, 0 };
+	/* the unwind information, rule by rule as the frame changes (the
+	 * CIE's at the entry: CFA = sp, the return address in x30) */
+	struct cfi_writer c = { .cfi = cfi, .code_align = 4 };
 	unsigned first = s->data ? 1 : 0, ng = s->ngpr > 8 ? 8 : s->ngpr;
 	unsigned nv = s->nvec > 8 ? 8 : s->nvec;
 	uint32_t st = (s->stack + 15) & ~15u, q_at = st;
@@ -168,6 +188,7 @@ size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 	uint32_t f = (lr + 8 + 15) & ~15u;
 
 	w(&j, INSN_BTI_C);
+	cfi->len = 0;
 	if (n == 1) {
 		if (s->data)
 			mov_imm64(&j, 0, d[0]);
@@ -176,10 +197,16 @@ size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 	}
 	if (f + s->stack > MAX_FRAME)
 		return 0;
-	sp_adjust(&j, f, false);
+	sp_adjust(&j, f, false, &c, f);
 	str_x(&j, X30, lr, false);
-	for (unsigned i = first; i < ng; i++)
+	cfi_at(&c, j.n);
+	cfi_saved(&c, X30, (long)lr - (long)f);
+	for (unsigned i = first; i < ng; i++) {
 		str_x(&j, SAVED0 + i, x_at + 8 * (i - first), false);
+		cfi_at(&c, j.n);
+		cfi_saved(&c, SAVED0 + i,
+			  (long)(x_at + 8 * (i - first)) - (long)f);
+	}
 	for (unsigned v = 0; v < nv; v++)
 		str_q(&j, v, q_at + 16 * v, false);
 	for (unsigned i = first; i < ng; i++)
@@ -201,11 +228,17 @@ size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 			branch(&j, h[t], true);
 			continue;
 		}
-		for (unsigned i = first; i < ng; i++)
+		for (unsigned i = first; i < ng; i++) {
 			str_x(&j, SAVED0 + i, x_at + 8 * (i - first), true);
+			cfi_at(&c, j.n);
+			cfi_restored(&c, SAVED0 + i);
+		}
 		str_x(&j, X30, lr, true);
-		sp_adjust(&j, f, true);
+		cfi_at(&c, j.n);
+		cfi_restored(&c, X30);
+		sp_adjust(&j, f, true, &c, 0);
 		branch(&j, h[t], false);
 	}
+	cfi_done(&c);
 	return j.n;
 }

@@ -369,7 +369,9 @@ struct arch_fentry_vec {
  * FDE (runtime/unwind.c writes the CIE from ARCH_CFI_*), len 0 when the
  * handlers are called from code that has its own (ppc64le: the
  * trampoline's CFI in ppc64le_prologue.S) or when the arch gives none. */
-#define ARCH_CFI_OPS_MAX 24
+#define ARCH_CFI_OPS_MAX 128 /* the longest program: a hook-list jf's */
+#define ARCH_FENTRY_CFI_OPS_MAX 24 /* a function-entry jf's (unwind.c
+				    * reserves a batch's FDE room by it) */
 struct arch_cfi {
 	uint8_t ops[ARCH_CFI_OPS_MAX];
 	unsigned len;
@@ -391,7 +393,9 @@ size_t arch_fentry_emit_orig(uint8_t *buf, uintptr_t at,
  * (from the list's declaration, dyncall.h DYNCALL_HOOKS_SIG_).  A handler
  * out of a direct call's reach is called through a register.  An arch
  * without <arch>_hooks.c leaves ARCH_HAS_HOOKS 0 and hooks.c refuses the
- * lists that need a jump function (DYNCALL_ERR_UNSUPPORTED).
+ * lists that need a jump function (DYNCALL_ERR_UNSUPPORTED).  The jump
+ * function's unwind information is registered by unwind.c like the
+ * function-entry ones'.
  */
 struct arch_hooks_sig {
 	unsigned ngpr;  /* integer argument registers to preserve      */
@@ -403,9 +407,12 @@ struct arch_hooks_sig {
 };
 #if ARCH_HAS_HOOKS
 size_t arch_hooks_jf_size(const struct arch_hooks_sig *sig, unsigned n);
+/* cfi: the jump function's call frame instructions (struct arch_cfi;
+ * len 0: none, as for the one-handler form, which has no frame) */
 size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 			  const struct arch_hooks_sig *sig, const uintptr_t *h,
-			  const uintptr_t *d, unsigned n);
+			  const uintptr_t *d, unsigned n,
+			  struct arch_cfi *cfi);
 #endif
 
 #endif /* DYNCALL_ARCH_H */

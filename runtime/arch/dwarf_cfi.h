@@ -8,6 +8,12 @@
 #ifndef DYNCALL_ARCH_DWARF_CFI_H
 #define DYNCALL_ARCH_DWARF_CFI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+
 #define DW_CFA_advance_loc 0x40 /* | delta (6 bits, code alignment units) */
 #define DW_CFA_offset 0x80 /* | reg, uleb offset (data alignment units) */
 #define DW_CFA_restore 0xc0 /* | reg */
@@ -19,5 +25,110 @@
 #define DW_CFA_def_cfa 0x0c /* uleb reg, uleb offset */
 #define DW_CFA_def_cfa_register 0x0d /* uleb reg */
 #define DW_CFA_def_cfa_offset 0x0e /* uleb offset */
+#define DW_CFA_offset_extended_sf 0x11 /* uleb reg, sleb offset */
+#define DW_CFA_restore_extended 0x06 /* uleb reg */
+
+/* A writer of one jump function's call frame instructions, for code whose
+ * frame changes at several points (the hook-list jump functions): each
+ * rule is put at the code offset where it starts to hold, in increasing
+ * order.  Instructions that would not fit in struct arch_cfi's ops make
+ * the whole program empty (len 0: no FDE for that jump function, the
+ * unwinder stops there as it did before), never a truncated one. */
+struct cfi_writer {
+	struct arch_cfi *cfi;
+	size_t n, pc; /* ops written; the code offset they describe */
+	unsigned code_align;
+	bool full;
+};
+
+static inline void cfi_byte(struct cfi_writer *w, unsigned b)
+{
+	if (w->n == sizeof(w->cfi->ops))
+		w->full = true;
+	else
+		w->cfi->ops[w->n++] = (uint8_t)b;
+}
+
+static inline void cfi_uleb(struct cfi_writer *w, unsigned long v)
+{
+	do {
+		unsigned b = v & 0x7f;
+
+		v >>= 7;
+		cfi_byte(w, v ? b | 0x80 : b);
+	} while (v);
+}
+
+static inline void cfi_sleb(struct cfi_writer *w, long v)
+{
+	for (;;) {
+		unsigned b = (unsigned)v & 0x7f;
+		bool done;
+
+		v >>= 7; /* arithmetic: the sign stays */
+		done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
+		cfi_byte(w, done ? b : b | 0x80);
+		if (done)
+			return;
+	}
+}
+
+/* The rules after this one hold from code offset pc on. */
+static inline void cfi_at(struct cfi_writer *w, size_t pc)
+{
+	size_t d = (pc - w->pc) / w->code_align;
+
+	w->pc = pc;
+	if (!d)
+		return;
+	if (d < 0x40) {
+		cfi_byte(w, DW_CFA_advance_loc | (unsigned)d);
+	} else if (d <= 0xff) {
+		cfi_byte(w, DW_CFA_advance_loc1);
+		cfi_byte(w, (unsigned)d);
+	} else {
+		cfi_byte(w, DW_CFA_advance_loc2);
+		cfi_byte(w, (unsigned)d & 0xff);
+		cfi_byte(w, (unsigned)(d >> 8) & 0xff);
+	}
+}
+
+static inline void cfi_cfa_offset(struct cfi_writer *w, unsigned long off)
+{
+	cfi_byte(w, DW_CFA_def_cfa_offset);
+	cfi_uleb(w, off);
+}
+
+/* reg saved at CFA + off (off a multiple of the data alignment, -8 on
+ * every arch here) */
+static inline void cfi_saved(struct cfi_writer *w, unsigned reg, long off)
+{
+	long factored = off / -8;
+
+	if (reg < 0x40 && factored >= 0) {
+		cfi_byte(w, DW_CFA_offset | reg);
+		cfi_uleb(w, (unsigned long)factored);
+		return;
+	}
+	cfi_byte(w, DW_CFA_offset_extended_sf);
+	cfi_uleb(w, reg);
+	cfi_sleb(w, factored);
+}
+
+/* reg holds its caller's value again */
+static inline void cfi_restored(struct cfi_writer *w, unsigned reg)
+{
+	if (reg < 0x40) {
+		cfi_byte(w, DW_CFA_restore | reg);
+		return;
+	}
+	cfi_byte(w, DW_CFA_restore_extended);
+	cfi_uleb(w, reg);
+}
+
+static inline void cfi_done(struct cfi_writer *w)
+{
+	w->cfi->len = w->full ? 0 : (unsigned)w->n;
+}
 
 #endif

@@ -18,6 +18,15 @@
 #define ARCH_TEXT_PROT (PROT_READ | PROT_EXEC)
 #define ARCH_HAS_FENTRY 1       /* ppc64le_prologue.c                    */
 #define ARCH_HAS_HOOKS 1        /* hook-list jump functions: ppc64le_hooks.c */
+/* The CIE of the generated code's unwind information (unwind.c): code
+ * alignment 4, data alignment -8, the return address in LR (DWARF 65),
+ * CFA = r1 at the entry.  The function-entry jump functions need no FDE
+ * (their handlers are called from the trampoline, whose CFI is in
+ * ppc64le_prologue.S); the hook-list ones have one. */
+#define ARCH_CFI_CODE_ALIGN 4
+#define ARCH_CFI_DATA_ALIGN (-8)
+#define ARCH_CFI_RA_REG 65
+#define ARCH_CFI_CIE_INIT 0x0c, 1, 0
 #define ARCH_FENTRY_NEAR_SIZE 40 /* the per-function stub and its slot  */
 #define ARCH_FENTRY_NEAR_SHARED 0
 #define ARCH_FENTRY_TARGET_CHECK 1 /* a redirect target keeps the TOC   */

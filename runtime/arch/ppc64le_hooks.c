@@ -36,11 +36,18 @@
  *
  * One handler (the data variant): r3 = d, r12 = h, mtctr, bctr.
  * A frame over 30 KiB (16-bit displacements) is refused: 0 bytes.
+ *
+ * Unwind information (struct arch_cfi, written with the code): LR at the
+ * caller's save word (CFA + 16) after the `std r0`, CFA = r1 + F after the
+ * `stdu` and r1 after the `addi`, r24+i at their slots between their `std`
+ * and `ld`, LR in the register again after `mtlr` (docs/hooks.md
+ * "Unwinding from a handler").
  */
 #include <string.h>
 
 #include "../internal.h"
 #include "arch.h"
+#include "dwarf_cfi.h"
 
 #define INSN_MFLR_R0 0x7c0802a6u
 #define INSN_MTLR_R0 0x7c0803a6u
@@ -70,6 +77,7 @@
 #define R11 11
 #define R12 12
 #define SAVED0 24 /* r3 -> r24, ..., r10 -> r31 */
+#define DW_PPC64_LR 65 /* DWARF's number of LR (r0..r31 are 0..31) */
 #define HEADER 32 /* back chain, CR, LR, TOC save */
 #define STACK_UNROLL 64
 #define MAX_FRAME 30000
@@ -142,9 +150,12 @@ size_t arch_hooks_jf_size(const struct arch_hooks_sig *s, unsigned n)
 
 size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 			  const struct arch_hooks_sig *s, const uintptr_t *h,
-			  const uintptr_t *d, unsigned n)
+			  const uintptr_t *d, unsigned n, struct arch_cfi *cfi)
 {
 	struct jf j = { buf, 0 };
+	/* the unwind information, rule by rule as the frame changes (the
+	 * CIE's at the entry: CFA = r1, the return address in LR) */
+	struct cfi_writer c = { .cfi = cfi, .code_align = 4 };
 	unsigned first = s->data ? 1 : 0, ng = s->ngpr > 8 ? 8 : s->ngpr;
 	unsigned nf = s->nvec > 13 ? 13 : s->nvec;
 	unsigned nv = s->nvec2 > 12 ? 12 : s->nvec2;
@@ -153,6 +164,7 @@ size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 		 f = (x_at + 8 * (ng - first) + 15) & ~15u;
 
 	(void)at;
+	cfi->len = 0;
 	if (n == 1) {
 		if (s->data)
 			load_imm64(&j, R3, d[0]);
@@ -165,10 +177,18 @@ size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 		return 0;
 	w(&j, INSN_MFLR_R0);
 	w(&j, d_form(INSN_STD, R0, R1, 16));
+	cfi_at(&c, j.n);
+	cfi_saved(&c, DW_PPC64_LR, 16); /* the caller's LR save word */
 	w(&j, INSN_STDU_R1 | ((uint32_t)(-(int32_t)f) & 0xfffc));
-	for (unsigned i = first; i < ng; i++)
+	cfi_at(&c, j.n);
+	cfi_cfa_offset(&c, f);
+	for (unsigned i = first; i < ng; i++) {
 		w(&j, d_form(INSN_STD, SAVED0 + i, R1,
 			     (int32_t)(x_at + 8 * (i - first))));
+		cfi_at(&c, j.n);
+		cfi_saved(&c, SAVED0 + i,
+			  (long)(x_at + 8 * (i - first)) - (long)f);
+	}
 	for (unsigned k = 0; k < nf; k++)
 		w(&j, d_form(INSN_STFD, 1 + k, R1, (int32_t)(f_at + 8 * k)));
 	for (unsigned k = 0; k < nv; k++)
@@ -197,15 +217,23 @@ size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 			w(&j, INSN_BCTRL);
 			continue;
 		}
-		for (unsigned i = first; i < ng; i++)
+		for (unsigned i = first; i < ng; i++) {
 			w(&j, d_form(INSN_LD, SAVED0 + i, R1,
 				     (int32_t)(x_at + 8 * (i - first))));
+			cfi_at(&c, j.n);
+			cfi_restored(&c, SAVED0 + i);
+		}
 		w(&j, d_form(INSN_ADDI, R1, R1, (int32_t)f));
+		cfi_at(&c, j.n);
+		cfi_cfa_offset(&c, 0);
 		w(&j, d_form(INSN_LD, R0, R1, 16));
 		w(&j, INSN_MTLR_R0);
+		cfi_at(&c, j.n);
+		cfi_restored(&c, DW_PPC64_LR);
 		load_imm64(&j, R12, h[t]);
 		w(&j, INSN_MTCTR_R12);
 		w(&j, INSN_BCTR);
 	}
+	cfi_done(&c);
 	return j.n;
 }

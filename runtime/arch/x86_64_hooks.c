@@ -37,6 +37,9 @@
  * One handler (the data variant; the plain one stores the handler itself
  * in the key): endbr64; movabs $d,%rdi; jmp h.
  *
+ * Unwind information: put_cfi below (docs/hooks.md "Unwinding from a
+ * handler").
+ *
  * Layout: the entry starts a cache line (ARCH_HOOKS_JF_ALIGN), and at most
  * CALLS_PER_BLOCK of the calls and the tail jump end in one aligned
  * BLOCK-byte block: the code of a handler whose branch would be one more
@@ -52,6 +55,7 @@
 
 #include "../internal.h"
 #include "arch.h"
+#include "dwarf_cfi.h"
 
 static const uint8_t ARG[6] = { 7, 6, 2, 1, 8, 9 }; /* rdi .. r9 */
 static const uint8_t SAVED[6] = { 3, 5, 12, 13, 14, 15 }; /* rbx .. r15 */
@@ -67,7 +71,16 @@ struct jf {
 	uint8_t *buf;
 	uintptr_t block; /* the block the last branch ended in, + 1 (0: none) */
 	unsigned in_block; /* branches that end in it */
+	/* where the frame changes, for the unwind information: the ends of
+	 * the pushes and of the `sub`; of the last handler's `add` and pops
+	 * (in pop order) */
+	size_t push_end[6], sub_end, add_end, pop_end[6];
 };
+
+static size_t off(const struct jf *j)
+{
+	return (size_t)(j->p - j->buf);
+}
 
 static void b1(struct jf *j, uint8_t v)
 {
@@ -256,8 +269,11 @@ static void emit_handler(struct jf *j, const struct shape *c, unsigned t)
 	if (last) {
 		if (c->f)
 			rsp_adjust(j, c->f, true);
-		for (unsigned i = c->ng; i-- > c->first;)
+		j->add_end = off(j);
+		for (unsigned i = c->ng; i-- > c->first;) {
 			push(j, SAVED[i], true);
+			j->pop_end[c->ng - 1 - i] = off(j);
+		}
 	}
 	branch(j, c->h[t], !last);
 }
@@ -286,9 +302,45 @@ static void emit_handler_placed(struct jf *j, const struct shape *c, unsigned t)
 	j->in_block++;
 }
 
+/* The unwind information (the CIE's rule at the entry: CFA = rsp + 8,
+ * the return address at CFA - 8):
+ *
+ *   after push k   CFA = rsp + 16 + 8k, cs[k] at CFA - 16 - 8k
+ *   after sub      CFA = rsp + 8 + 8 * pushes + F
+ *   after add      CFA = rsp + 8 + 8 * pushes
+ *   after each pop CFA 8 less, the popped register its caller's again
+ *
+ * The handlers' calls are all between the sub and the add. */
+static void put_cfi(struct arch_cfi *cfi, const struct jf *j,
+		    const struct shape *c)
+{
+	/* DWARF's numbers of the hardware registers 0..15 */
+	static const uint8_t dw[16] = { 0, 2, 1,  3,  7,  6,  4,  5,
+					8, 9, 10, 11, 12, 13, 14, 15 };
+	struct cfi_writer w = { .cfi = cfi, .code_align = 1 };
+
+	for (unsigned k = 0; k < c->pushes; k++) {
+		cfi_at(&w, j->push_end[k]);
+		cfi_cfa_offset(&w, 16 + 8 * k);
+		cfi_saved(&w, dw[SAVED[c->first + k]], -(long)(16 + 8 * k));
+	}
+	if (c->f) {
+		cfi_at(&w, j->sub_end);
+		cfi_cfa_offset(&w, 8 + 8 * c->pushes + c->f);
+		cfi_at(&w, j->add_end);
+		cfi_cfa_offset(&w, 8 + 8 * c->pushes);
+	}
+	for (unsigned k = 0; k < c->pushes; k++) {
+		cfi_at(&w, j->pop_end[k]);
+		cfi_cfa_offset(&w, 8 + 8 * (c->pushes - 1 - k));
+		cfi_restored(&w, dw[SAVED[c->first + c->pushes - 1 - k]]);
+	}
+	cfi_done(&w);
+}
+
 size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 			  const struct arch_hooks_sig *s, const uintptr_t *h,
-			  const uintptr_t *d, unsigned n)
+			  const uintptr_t *d, unsigned n, struct arch_cfi *cfi)
 {
 	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 	struct jf j = { .p = buf, .at = at, .buf = buf };
@@ -299,6 +351,7 @@ size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 	c.nv = s->nvec > 8 ? 8 : s->nvec;
 	memcpy(j.p, endbr64, 4);
 	j.p += 4;
+	cfi->len = 0;
 	if (n == 1) {
 		if (s->data) {
 			b1(&j, 0x48);
@@ -308,17 +361,21 @@ size_t arch_hooks_emit_jf(uint8_t *buf, uintptr_t at,
 		branch(&j, h[0], false);
 		return (size_t)(j.p - buf);
 	}
-	for (unsigned i = c.first; i < c.ng; i++, c.pushes++)
+	for (unsigned i = c.first; i < c.ng; i++, c.pushes++) {
 		push(&j, SAVED[i], false);
+		j.push_end[c.pushes] = off(&j);
+	}
 	c.f = frame(&(struct arch_hooks_sig){ .stack = s->stack, .nvec = c.nv },
 		    c.pushes, &c.xmm_at);
 	if (c.f)
 		rsp_adjust(&j, c.f, false);
+	j.sub_end = off(&j);
 	for (unsigned v = 0; v < c.nv; v++)
 		movaps(&j, v, c.xmm_at + 16 * v, false);
 	for (unsigned i = c.first; i < c.ng; i++)
 		mov(&j, ARG[i], SAVED[i]);
 	for (unsigned t = 0; t < n; t++)
 		emit_handler_placed(&j, &c, t);
+	put_cfi(cfi, &j, &c);
 	return (size_t)(j.p - buf);
 }
