@@ -308,18 +308,28 @@ static bool batch_room(size_t bytes)
 	return true;
 }
 
+/* The room a batch reserved, made at its first FDE: a batch whose jump
+ * functions were all cached, or whose arch writes no FDE for them
+ * (ppc64le's function-entry ones), allocates nothing. */
+static size_t reserved;
+
 void dc_unwind_reserve(size_t n)
 {
-	if (HAVE_UNWINDER)
-		batch_room(n * FDE_MAX);
+	reserved += n * FDE_MAX;
 }
 
 void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 		   const struct arch_cfi *cfi)
 {
-	if (!chunk || !cfi->len || !HAVE_UNWINDER ||
-	    !batch_room(pad8(4 + 4 + 8 + 8 + cfi->len)))
+	size_t need = pad8(4 + 4 + 8 + 8 + cfi->len);
+
+	if (!chunk || !cfi->len || !HAVE_UNWINDER)
 		return; /* no unwind information for this one */
+	if (reserved > need)
+		need = reserved;
+	reserved = 0;
+	if (!batch_room(need))
+		return;
 	if (!batch.nfde)
 		batch_chunk = chunk;
 	batch_mixed |= chunk != batch_chunk;
@@ -396,6 +406,7 @@ void dc_unwind_commit(void)
 {
 	struct chunk_objects *c;
 
+	reserved = 0;
 	if (!batch.nfde)
 		return;
 	seal(&batch);
