@@ -382,6 +382,8 @@ int dyncall_fn_unhook_batch(void *const *fns, __SIZE_TYPE__ n,
 			    dyncall_fn_handler handler);
 int dyncall_fn_restore_batch(void *const *fns, __SIZE_TYPE__ n);
 
+/* name: valid until the function's module is dlclosed (the runtime's
+ * copy is freed with the module's other records then). */
 struct dyncall_fn_info {
 	const char *name;     /* symbol name, or NULL                         */
 	const void *fn;

@@ -55,10 +55,11 @@
  * (test/prologues/unwind.c).  Here the records are never freed.
  *
  * The references to __register_frame_info and __deregister_frame_info are
- * weak:
- * libdyncall.so is linked with libgcc_s, a program linked with
- * libdyncall.a gets unwind information only if it links the unwinder
- * (C++ programs do).  Without them this file does nothing.
+ * strong: libdyncall.so is linked with libgcc_s; a fully static program
+ * linked with libdyncall.a gets them from libgcc_eh.a, which the compiler
+ * drivers link with -static.  (They were weak: an archive member is not
+ * extracted for a weak reference, so a static program had no unwind
+ * information unless something else pulled the unwinder in.)
  *
  * Caller holds the lock.
  */
@@ -69,10 +70,9 @@
 
 #ifdef ARCH_CFI_RA_REG
 
-void __register_frame_info(const void *begin, void *ob) __attribute__((weak));
-void *__deregister_frame_info(const void *begin) __attribute__((weak));
+void __register_frame_info(const void *begin, void *ob);
+void *__deregister_frame_info(const void *begin);
 #define OBJECT_SIZE 128 /* >= libgcc's struct object (56 bytes) */
-#define HAVE_UNWINDER (__register_frame_info && __deregister_frame_info)
 
 /* A registered object: [CIE][FDEs][0] in blob[0..size), the unwinder's
  * record of it (never freed: above) right before the CIE. */
@@ -323,7 +323,7 @@ void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 {
 	size_t need = pad8(4 + 4 + 8 + 8 + cfi->len);
 
-	if (!chunk || !cfi->len || !HAVE_UNWINDER)
+	if (!chunk || !cfi->len)
 		return; /* no unwind information for this one */
 	if (reserved > need)
 		need = reserved;
