@@ -98,6 +98,7 @@ struct dc_fwant {
 	struct dc_hd one; /* handler 0 while `more` is NULL */
 	uint16_t novec; /* bit k: handler k hooked with DYNCALL_FN_NO_VEC */
 	uint8_t nh;
+	bool in_more; /* the handlers are in `more` (never rolled back) */
 };
 
 /* One patchable function: three cache lines.  A batch reads and writes
@@ -140,7 +141,9 @@ _Static_assert(sizeof(struct dc_fn) == 3 * 64,
 /* f's handlers, in order: w.nh of them */
 static struct dc_hd *hd_of(const struct dc_fn *f)
 {
-	return f->more ? f->more : (struct dc_hd *)&f->w.one;
+	/* w.in_more, not `more` itself: a batch over functions with one
+	 * handler reads only their first two lines */
+	return f->w.in_more ? f->more : (struct dc_hd *)&f->w.one;
 }
 
 struct dc_fmod {
@@ -151,6 +154,7 @@ struct dc_fmod {
 	bool seen;
 	unsigned nfn;
 	struct dc_fn *fns;
+	size_t fns_cap; /* allocated (records before duplicates were skipped) */
 	struct dc_segs exec; /* executable PT_LOAD segments */
 	/* redirects at the call sites: the module's direct calls of its
 	 * patchable functions, sorted by callee (read at the first redirect
@@ -818,6 +822,7 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	m->fns = dc_alloc(nrecs * sizeof(*m->fns));
 	if (!m->fns)
 		goto out;
+	m->fns_cap = nrecs;
 	for (size_t i = 0; i < nrecs; i++) {
 		struct dc_fn *f = &m->fns[m->nfn];
 
@@ -976,7 +981,7 @@ static void rescan(void)
 			dc_text_forget(m->exec.lo[i], m->exec.hi[i]);
 		for (unsigned i = 0; i < m->nfn; i++)
 			fn_forget(&m->fns[i]);
-		dc_free(m->fns, m->nfn * sizeof(*m->fns));
+		dc_free(m->fns, m->fns_cap * sizeof(*m->fns));
 		dc_free(m->cs, m->cs_cap * sizeof(*m->cs));
 		dc_free(m->lep, m->nlep * sizeof(*m->lep));
 		dc_free(m->notoc, m->nnotoc * sizeof(*m->notoc));
@@ -1343,12 +1348,13 @@ static unsigned handler_index(const struct dc_fn *f, uintptr_t h)
  * one copied in.  DYNCALL_ERR_NOMEM if there is no memory for it. */
 static int handler_room(struct dc_fn *f)
 {
-	if (f->w.nh != 1 || f->more)
+	if (f->w.nh != 1 || f->w.in_more)
 		return DYNCALL_OK;
 	f->more = dc_alloc(DYNCALL_FN_MAX_HANDLERS * sizeof(*f->more));
 	if (!f->more)
 		return DYNCALL_ERR_NOMEM;
 	f->more[0] = f->w.one;
+	f->w.in_more = true;
 	return DYNCALL_OK;
 }
 

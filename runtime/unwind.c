@@ -37,7 +37,10 @@
  * own; once A is gone, M is the first candidate for A's pcs and B still
  * for its own; no lookup misses at any step (the other order, B first,
  * would leave B's pcs to A for a moment: missed, test/prologues/unwind.c).
- * At most about log2(FDEs) objects per chunk are registered.
+ * At most about log2(FDEs) objects per chunk are registered.  (libgcc
+ * 13 and later keep objects in a b-tree keyed by their lowest pc and
+ * refuse a second one with the same key: M would be refused there; this
+ * order is libgcc 12's, docs/prologues.md "Not done yet".)
  * Deregistered data is never freed nor reused: an unwinder may still be
  * reading an FDE it found just before.  A batch of 10,000 jump functions
  * is one object of about 480 KB, written in place; 10,000 hooked one at a
@@ -99,8 +102,9 @@ static size_t batch_cap;
 static uintptr_t batch_chunk; /* the first FDE's chunk */
 static bool batch_mixed; /* FDEs of more than one chunk */
 
-/* code_pool.c's POOL_MAX pool chunks, and as many stub regions with
- * hook-list jump functions (more: no unwind information for theirs) */
+/* pool chunks (code_pool.c's POOL_MAX: 64) and stub regions with
+ * hook-list jump functions, first come first served: a chunk or region
+ * past MAX_CHUNKS gets no unwind information */
 #define MAX_CHUNKS 128
 static struct chunk_objects *chunks[MAX_CHUNKS];
 static unsigned nchunks;
