@@ -102,12 +102,13 @@ static size_t batch_cap;
 static uintptr_t batch_chunk; /* the first FDE's chunk */
 static bool batch_mixed; /* FDEs of more than one chunk */
 
-/* pool chunks (code_pool.c's POOL_MAX: 64) and stub regions with
- * hook-list jump functions, first come first served: a chunk or region
- * past MAX_CHUNKS gets no unwind information */
+/* pool chunks (code_pool.c's POOL_MAX: 64) and up to as many stub
+ * regions with hook-list jump functions: each kind has its own half, so
+ * that many regions never leave a pool chunk without unwind information
+ * (a region past its half gets none) */
 #define MAX_CHUNKS 128
 static struct chunk_objects *chunks[MAX_CHUNKS];
-static unsigned nchunks;
+static unsigned nchunks, nregions;
 
 static const uint8_t cie_init[] = { ARCH_CFI_CIE_INIT };
 
@@ -271,15 +272,19 @@ static void merge_top(struct chunk_objects *c)
 
 static struct chunk_objects *chunk_objects(uintptr_t chunk)
 {
+	bool region = dc_pool_chunk(chunk) != chunk; /* a stub region's */
+
 	for (unsigned i = 0; i < nchunks; i++)
 		if (chunks[i]->chunk == chunk)
 			return chunks[i];
-	if (nchunks == sizeof(chunks) / sizeof(chunks[0]))
+	if (nchunks == MAX_CHUNKS || (region && nregions == MAX_CHUNKS / 2) ||
+	    (!region && nchunks - nregions == MAX_CHUNKS / 2))
 		return NULL;
 	chunks[nchunks] = dc_alloc(sizeof(struct chunk_objects));
 	if (!chunks[nchunks])
 		return NULL;
 	chunks[nchunks]->chunk = chunk;
+	nregions += region;
 	return chunks[nchunks++];
 }
 
