@@ -510,6 +510,11 @@ int main(int argc, char **argv)
 		printf("%-38s %9.3f %+9.3f %8.3f %9.3f\n", names[v], med[v],
 		       med[v] - ref, med[v] / ref, lo[v]);
 	}
+	/* the machine's phase: on a guest whose speed changes for seconds at
+	 * a time, a slow phase lifts every median over its minimum alike */
+	printf("noise: the no-NOPs median is %.3f x its minimum (the medians "
+	       "of a run at about 1.00 are its quiet ones)\n",
+	       med[V_PLAIN] / lo[V_PLAIN]);
 	print_callers();
 	printf("1/100 vs 1/0: %.3f; 10/0 vs 2/0 handlers cost: %.2f x\n",
 	       med[V_1_100] / med[V_1_0],
