@@ -441,6 +441,26 @@ static double first_batch_fresh(void)
 	return atof(buf);
 }
 
+/* The first batches of the fresh processes: median, minimum, maximum. */
+static void print_fresh(double *fresh, int reps)
+{
+	double ms = median(fresh, reps); /* sorts them */
+
+	printf("first batch of 10,000 in %d fresh processes: %.3f ms "
+	       "(minimum %.3f, maximum %.3f)\n", reps, ms, fresh[0],
+	       fresh[reps - 1]);
+}
+
+/* The machine's phase (median over minimum of the no-NOPs row): on a
+ * guest whose speed changes for seconds at a time, a slow phase lifts
+ * every median over its minimum alike. */
+static void print_noise(double plain_median_over_min)
+{
+	printf("noise: the no-NOPs median is %.3f x its minimum (the medians "
+	       "of a run at about 1.00 are its quiet ones)\n",
+	       plain_median_over_min);
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10000000;
@@ -448,8 +468,7 @@ int main(int argc, char **argv)
 	static double t[NV][MAX_REPS], hook[MAX_REPS], unhook[MAX_REPS];
 	static double gen[MAX_REPS], fresh[MAX_REPS];
 	static long gen_count[MAX_REPS];
-	double med[NV], lo[NV], hook_ms, unhook_ms, first_ms = 0, gen_ms,
-	       fresh_ms;
+	double med[NV], lo[NV], hook_ms, unhook_ms, first_ms = 0, gen_ms;
 
 	if (argc == 2 && !strcmp(argv[1], "--first-batch"))
 		return first_batch_child();
@@ -510,11 +529,7 @@ int main(int argc, char **argv)
 		printf("%-38s %9.3f %+9.3f %8.3f %9.3f\n", names[v], med[v],
 		       med[v] - ref, med[v] / ref, lo[v]);
 	}
-	/* the machine's phase: on a guest whose speed changes for seconds at
-	 * a time, a slow phase lifts every median over its minimum alike */
-	printf("noise: the no-NOPs median is %.3f x its minimum (the medians "
-	       "of a run at about 1.00 are its quiet ones)\n",
-	       med[V_PLAIN] / lo[V_PLAIN]);
+	print_noise(med[V_PLAIN] / lo[V_PLAIN]);
 	print_callers();
 	printf("1/100 vs 1/0: %.3f; 10/0 vs 2/0 handlers cost: %.2f x\n",
 	       med[V_1_100] / med[V_1_0],
@@ -522,10 +537,7 @@ int main(int argc, char **argv)
 	printf("hook 10,000 functions in one batch:   %8.3f ms "
 	       "(first time, generating their jump functions: %.3f ms)\n",
 	       hook_ms, first_ms);
-	fresh_ms = median(fresh, reps); /* sorts them */
-	printf("first batch of 10,000 in %d fresh processes: %.3f ms "
-	       "(minimum %.3f, maximum %.3f)\n", reps, fresh_ms, fresh[0],
-	       fresh[reps - 1]);
+	print_fresh(fresh, reps);
 	printf("unhook 10,000 functions in one batch: %8.3f ms\n", unhook_ms);
 	printf("hook 10,000 with new data, %d runs (10,000 new jump functions "
 	       "each): %.3f ms (minimum %.3f)\n",
