@@ -337,24 +337,17 @@ static void put64_at(struct emit *e, size_t off, uint64_t v)
 
 static void put_cfi(struct arch_cfi *cfi, size_t ldp)
 {
-	uint8_t *o = cfi->ops;
-	uint16_t d = (uint16_t)((ldp + 4 - (JF_CALLS + 8)) / 4);
+	struct cfi_writer w = { .cfi = cfi, .code_align = 4 };
 
-	*o++ = DW_CFA_advance_loc | (JF_CALLS + 8) / 4;
-	*o++ = DW_CFA_def_cfa_offset;
-	*o++ = 16;
-	*o++ = DW_CFA_offset | DW_AARCH64_X19;
-	*o++ = 2; /* x data alignment -8: CFA - 16 */
-	*o++ = DW_CFA_offset | DW_AARCH64_X30;
-	*o++ = 1;
-	*o++ = DW_CFA_advance_loc2;
-	memcpy(o, &d, 2);
-	o += 2;
-	*o++ = DW_CFA_def_cfa_offset;
-	*o++ = 0;
-	*o++ = DW_CFA_restore | DW_AARCH64_X19;
-	*o++ = DW_CFA_restore | DW_AARCH64_X30;
-	cfi->len = (unsigned)(o - cfi->ops);
+	cfi_at(&w, JF_CALLS + 8);
+	cfi_cfa_offset(&w, 16);
+	cfi_saved(&w, DW_AARCH64_X19, -16);
+	cfi_saved(&w, DW_AARCH64_X30, -8);
+	cfi_at(&w, ldp + 4);
+	cfi_cfa_offset(&w, 0);
+	cfi_restored(&w, DW_AARCH64_X19);
+	cfi_restored(&w, DW_AARCH64_X30);
+	cfi_done(&w);
 }
 
 size_t arch_fentry_jf_size(unsigned n)

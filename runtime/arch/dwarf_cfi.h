@@ -28,8 +28,8 @@
 #define DW_CFA_offset_extended_sf 0x11 /* uleb reg, sleb offset */
 #define DW_CFA_restore_extended 0x06 /* uleb reg */
 
-/* A writer of one jump function's call frame instructions, for code whose
- * frame changes at several points (the hook-list jump functions): each
+/* A writer of one jump function's call frame instructions (every arch's
+ * emitters, function-entry and hook-list ones): each
  * rule is put at the code offset where it starts to hold, in increasing
  * order.  Instructions that would not fit in struct arch_cfi's ops make
  * the whole program empty (len 0: no FDE for that jump function, the
@@ -97,6 +97,34 @@ static inline void cfi_cfa_offset(struct cfi_writer *w, unsigned long off)
 {
 	cfi_byte(w, DW_CFA_def_cfa_offset);
 	cfi_uleb(w, off);
+}
+
+/* CFA = reg + off */
+static inline void cfi_cfa(struct cfi_writer *w, unsigned reg,
+			   unsigned long off)
+{
+	cfi_byte(w, DW_CFA_def_cfa);
+	cfi_uleb(w, reg);
+	cfi_uleb(w, off);
+}
+
+/* CFA = reg + the offset it had */
+static inline void cfi_cfa_register(struct cfi_writer *w, unsigned reg)
+{
+	cfi_byte(w, DW_CFA_def_cfa_register);
+	cfi_uleb(w, reg);
+}
+
+/* the rules now, kept for cfi_restore_state (code after an early exit
+ * that still runs in the frame) */
+static inline void cfi_remember_state(struct cfi_writer *w)
+{
+	cfi_byte(w, DW_CFA_remember_state);
+}
+
+static inline void cfi_restore_state(struct cfi_writer *w)
+{
+	cfi_byte(w, DW_CFA_restore_state);
 }
 
 /* reg saved at CFA + off (off a multiple of the data alignment, -8 on

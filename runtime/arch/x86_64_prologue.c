@@ -741,33 +741,22 @@ _Static_assert(JF_PUSH_END == JF_JNE + 6 + 1 &&
 
 static void put_cfi(struct arch_cfi *cfi, size_t leave, size_t tail_end)
 {
-	uint8_t *o = cfi->ops;
-	uint16_t d = (uint16_t)(leave + JF_LEAVE_SIZE - JF_FRAME_END);
+	struct cfi_writer w = { .cfi = cfi, .code_align = 1 };
 
-	*o++ = DW_CFA_advance_loc | JF_PUSH_END;
-	*o++ = DW_CFA_def_cfa_offset;
-	*o++ = 16;
-	*o++ = DW_CFA_offset | DW_X86_64_RBP;
-	*o++ = 2; /* x data alignment -8: CFA - 16 */
-	*o++ = DW_CFA_advance_loc | (JF_FRAME_END - JF_PUSH_END);
-	*o++ = DW_CFA_def_cfa_register;
-	*o++ = DW_X86_64_RBP;
-	*o++ = DW_CFA_advance_loc2;
-	memcpy(o, &d, 2);
-	o += 2;
-	*o++ = DW_CFA_remember_state;
-	*o++ = DW_CFA_def_cfa;
-	*o++ = DW_X86_64_RSP;
-	*o++ = 8;
-	*o++ = DW_CFA_restore | DW_X86_64_RBP;
+	cfi_at(&w, JF_PUSH_END);
+	cfi_cfa_offset(&w, 16);
+	cfi_saved(&w, DW_X86_64_RBP, -16);
+	cfi_at(&w, JF_FRAME_END);
+	cfi_cfa_register(&w, DW_X86_64_RBP);
+	cfi_at(&w, leave + JF_LEAVE_SIZE);
+	cfi_remember_state(&w);
+	cfi_cfa(&w, DW_X86_64_RSP, 8);
+	cfi_restored(&w, DW_X86_64_RBP);
 	if (tail_end) {
-		d = (uint16_t)(tail_end - (leave + JF_LEAVE_SIZE));
-		*o++ = DW_CFA_advance_loc2;
-		memcpy(o, &d, 2);
-		o += 2;
-		*o++ = DW_CFA_restore_state;
+		cfi_at(&w, tail_end);
+		cfi_restore_state(&w);
 	}
-	cfi->len = (unsigned)(o - cfi->ops);
+	cfi_done(&w);
 }
 
 size_t arch_fentry_emit_jf(uint8_t *buf, uintptr_t at, uintptr_t fn,
