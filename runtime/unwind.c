@@ -13,8 +13,10 @@
  * terminator) and hands them to the unwinder with __register_frame_info,
  * the interface crtstuff and JIT compilers use with libgcc.
  *
- * What libgcc 12 (Debian 12's libgcc_s) does with them decides the
- * layout:
+ * Two kinds of libgcc registry decide the layout; which one is linked
+ * is probed at the first registration (probe_merges):
+ *
+ * libgcc 12 and older (Debian 12's libgcc_s; the cross toolchains'):
  *  - its registered objects are a list walked under one lock on every
  *    frame lookup, so they must stay few;
  *  - an object cannot grow (libgcc counts its FDEs, then fills an array
@@ -37,15 +39,37 @@
  * own; once A is gone, M is the first candidate for A's pcs and B still
  * for its own; no lookup misses at any step (the other order, B first,
  * would leave B's pcs to A for a moment: missed, test/prologues/unwind.c).
- * At most about log2(FDEs) objects per chunk are registered.  (libgcc
- * 13 and later keep objects in a b-tree keyed by their lowest pc and
- * refuse a second one with the same key: M would be refused there; this
- * order is libgcc 12's, docs/prologues.md "Not done yet".)
+ * At most about log2(FDEs) objects per chunk are registered.
+ *
+ * libgcc 13 and later (Debian 13's, Ubuntu 24.04's: ATOMIC_FDE_FAST_PATH)
+ * keep the objects in a b-tree keyed by each one's lowest pc, holding its
+ * range up to its highest; a lookup takes the one object whose range
+ * holds the pc, in O(log n) and without a lock.  A second object with
+ * the same lowest pc is not put in it (silently), and ranges must not
+ * overlap: M above is not found while A is registered, nor after (libgcc
+ * 13 refuses it; libgcc 14 keeps it in a second tree, by its data, and
+ * deregistering A removes the pc entry M would have had).  There objects
+ * are never merged: each batch's object per chunk stays (the chunks keep
+ * them disjoint: a batch's jump functions are above every older one of
+ * their chunk), as many as there were batches, each found in O(log n).
+ * Merging there lost the merged FDEs (2,048 of 2,079 missing in
+ * test/prologues/unwind.c with Debian 13's libgcc_s, GCC 14.2).
+ *
+ * The probe is the merge itself on one pc no code occupies (a byte of
+ * this file's data): A registered, M registered, A deregistered; if the
+ * unwinder then finds M's FDE for the pc, merging works and M is
+ * deregistered; if not, objects are never merged and M is left as it is
+ * (deregistering it would abort in libgcc 13, which never took it).
+ * Another unwinder (LLVM's libunwind makes __register_frame_info a no-op,
+ * read in its source) finds nothing either: its objects are not merged,
+ * nor used.
+ *
  * Deregistered data is never freed nor reused: an unwinder may still be
  * reading an FDE it found just before.  A batch of 10,000 jump functions
  * is one object of about 480 KB, written in place; 10,000 hooked one at a
  * time copy each FDE into at most log2(10,000), 14, merged objects: at
- * most about 6.7 MB over the process's life.
+ * most about 6.7 MB over the process's life (with the b-tree, 10,000
+ * objects of 256 bytes: 2.5 MB).
  *
  * __register_frame_info takes the unwinder's per-object record from the
  * caller (struct object, 56 bytes in libgcc 12; OBJECT_SIZE here), and
@@ -111,6 +135,10 @@ static struct chunk_objects *chunks[MAX_CHUNKS];
 static unsigned nchunks, nregions;
 
 static const uint8_t cie_init[] = { ARCH_CFI_CIE_INIT };
+
+/* Whether the unwinder linked finds a merged object (above): probed at
+ * the first registration. */
+static enum { MERGES_UNPROBED, MERGES_FOUND, MERGES_LOST } merges;
 
 /* The longest FDE of a function-entry jump function (what a batch
  * reserves room for): header, instructions, padding. */
@@ -252,6 +280,45 @@ static size_t fde_bytes_open(const struct object *o)
 	return o->size - o->fde_off;
 }
 
+/* The pc the probe's FDEs describe: a byte no code occupies. */
+static const uint8_t probe_pc[1];
+
+struct dwarf_eh_bases;
+const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);
+
+/* A sealed object with one FDE for probe_pc; false without memory. */
+static bool probe_object(struct object *o)
+{
+	static const uint8_t nop = 0;
+
+	if (!object_new(pad8(4 + 4 + 8 + 8 + 1), o))
+		return false;
+	put_fde(o, (uintptr_t)probe_pc, 1, &nop, 1);
+	seal(o);
+	return true;
+}
+
+/* The merge protocol on probe_pc (above): does the unwinder find M? */
+static void probe_merges(void)
+{
+	struct object a, m;
+	struct {
+		void *tbase, *dbase, *func;
+	} bases; /* libgcc's, filled */
+
+	merges = MERGES_LOST;
+	if (!probe_object(&a) || !probe_object(&m))
+		return; /* no memory: nothing is registered anyway */
+	__register_frame_info(a.blob, RECORD(&a));
+	__register_frame_info(m.blob, RECORD(&m));
+	__deregister_frame_info(a.blob);
+	if (_Unwind_Find_FDE((void *)probe_pc, (void *)&bases) !=
+	    m.blob + m.fde_off)
+		return; /* M stays: deregistering it may abort */
+	__deregister_frame_info(m.blob);
+	merges = MERGES_FOUND;
+}
+
 /* Merge a chunk's two newest objects into one: registered before they
  * go, the older first (above). */
 static void merge_top(struct chunk_objects *c)
@@ -270,10 +337,14 @@ static void merge_top(struct chunk_objects *c)
 	c->nobj--;
 }
 
+/* The objects kept for a chunk (NULL: none kept, or no room for one
+ * more chunk).  The b-tree's are never merged, so not kept. */
 static struct chunk_objects *chunk_objects(uintptr_t chunk)
 {
 	bool region = dc_pool_chunk(chunk) != chunk; /* a stub region's */
 
+	if (merges == MERGES_LOST)
+		return NULL;
 	for (unsigned i = 0; i < nchunks; i++)
 		if (chunks[i]->chunk == chunk)
 			return chunks[i];
@@ -346,10 +417,12 @@ void dc_unwind_add(uintptr_t chunk, uintptr_t pc, size_t len,
 }
 
 /* o (sealed), FDEs of c's chunk above its objects', as c's newest
- * object; then the merges. */
+ * object; then the merges.  The b-tree's: registered, nothing more. */
 static void push(struct chunk_objects *c, struct object *o)
 {
 	__register_frame_info(o->blob, RECORD(o));
+	if (merges == MERGES_LOST)
+		return;
 	c->objs[c->nobj++] = *o;
 	while (c->nobj >= 2 &&
 	       c->objs[c->nobj - 1].nfde >= c->objs[c->nobj - 2].nfde) {
@@ -363,6 +436,8 @@ static void push(struct chunk_objects *c, struct object *o)
 
 static bool room_in(const struct chunk_objects *c)
 {
+	if (merges == MERGES_LOST)
+		return true; /* nothing kept */
 	return c && c->nobj < sizeof(c->objs) / sizeof(c->objs[0]);
 }
 
@@ -418,6 +493,8 @@ void dc_unwind_commit(void)
 	reserved = 0;
 	if (!batch.nfde)
 		return;
+	if (merges == MERGES_UNPROBED)
+		probe_merges();
 	seal(&batch);
 	c = batch_mixed ? NULL : chunk_objects(batch_chunk);
 	/* registered where it was written when it fills at least half of

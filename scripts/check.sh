@@ -43,6 +43,12 @@ echo "check: scripts/realworld/fetch.sh"
 BUILD_DIR="$build" "$root/scripts/realworld/fetch.sh" \
   || echo "check: real-world sources not available (test/realworld will be UNSUPPORTED)"
 
+# The next Debian release's libgcc_s (GCC 14's b-tree frame registry), to
+# run the unwind tests against it too; the same: never fails the check.
+echo "check: scripts/fetch-libgcc-next.sh"
+BUILD_DIR="$build" "$root/scripts/fetch-libgcc-next.sh" \
+  || echo "check: the next release's libgcc_s not available (its RUN lines are skipped)"
+
 rm -rf "$results"; mkdir -p "$results"
 export PATH="/usr/lib/llvm-19/bin:$build/bin:$venv/bin:$PATH"
 

@@ -18,7 +18,11 @@
 #   dyncall-runtime-ppc64le, lld, lief, dyncall-clang-plugin,
 #   dyncall-pass, dyncall-runtime, dyncall-rewrite, ruff, clang-format, mypy, lizard,
 #   realworld-sources (SQLite and Expat unpacked by scripts/realworld/fetch.sh,
-#   which make check runs before lit), realworld-tinyxml2 (TinyXML-2, same).
+#   which make check runs before lit), realworld-tinyxml2 (TinyXML-2, same),
+#   libgcc-next-{amd64,arm64,ppc64el} (the next Debian release's libgcc_s.so.1,
+#   GCC 14's b-tree frame registry: scripts/fetch-libgcc-next.sh, also run by
+#   make check; %libgcc_next_x86_64 %libgcc_next_aarch64 %libgcc_next_ppc64le
+#   are their directories).
 # The plugin and rewriter features follow the build's components (top-level
 # DYNCALL_ENABLE_LLVM/GCC/REWRITER): the tests of a component not built are
 # UNSUPPORTED.
@@ -109,6 +113,10 @@ subs = {
     # DYNCALL_TEXT_WRITE=mprotect: see test/arch/lit.local.cfg
     "%qemu_aarch64": "qemu-aarch64 -E DYNCALL_TEXT_WRITE=mprotect -L /usr/aarch64-linux-gnu",
     "%qemu_ppc64le": "qemu-ppc64le -E DYNCALL_TEXT_WRITE=mprotect -L /usr/powerpc64le-linux-gnu",
+    # the next Debian release's libgcc_s.so.1 (scripts/fetch-libgcc-next.sh)
+    "%libgcc_next_x86_64": os.path.join(build, "libgcc-next", "amd64"),
+    "%libgcc_next_aarch64": os.path.join(build, "libgcc-next", "arm64"),
+    "%libgcc_next_ppc64le": os.path.join(build, "libgcc-next", "ppc64el"),
 }
 # lit applies substitutions in order: the longest first, so that %clang does
 # not eat the start of %clangxx.
@@ -161,6 +169,9 @@ if all(have(os.path.join(build, "realworld", "src", p, ".unpacked")) for p in ("
     features.add("realworld-sources")
 if have(os.path.join(build, "realworld", "src", "tinyxml2", ".unpacked")):
     features.add("realworld-tinyxml2")
+for arch in ("amd64", "arm64", "ppc64el"):
+    if have(os.path.join(build, "libgcc-next", arch, "libgcc_s.so.1")):
+        features.add("libgcc-next-" + arch)
 if os.geteuid() == 0:
     features.add("root")  # e.g. to make a set-user-ID copy of a program
 if have(os.path.join(venv_bin, "ruff")):

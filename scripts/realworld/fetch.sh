@@ -37,8 +37,7 @@ for p in "${packages[@]}"; do [ -f "$src/$p/.unpacked" ] || done_all=0; done
 command -v apt-get >/dev/null || skip "no apt-get on this machine"
 
 # --- the deb-src twin of the main archive entry --------------------------------
-# deb822 (.sources): the first stanza with Types: deb whose suites are not a
-# -security suite; one-line format (.list) as a fallback.
+# (scripts/apt_archive_entry.py: the first deb entry not of a -security suite)
 files=()
 if [ -n "${REALWORLD_SOURCES_FILE:-}" ]; then files=("$REALWORLD_SOURCES_FILE")
 else
@@ -46,72 +45,13 @@ else
     [ -f "$f" ] && files+=("$f")
   done
 fi
-entry=$(python3 - "${files[@]}" <<'PY'
-import sys
-def stanzas(text):
-    cur = {}
-    key = None
-    for line in text.splitlines():
-        if line.startswith("#"):
-            continue
-        if not line.strip():
-            if cur:
-                yield cur
-            cur, key = {}, None
-        elif line[0] in " \t" and key:
-            cur[key] += " " + line.strip()
-        elif ":" in line:
-            key, val = line.split(":", 1)
-            key = key.strip().lower()
-            cur[key] = val.strip()
-    if cur:
-        yield cur
-for path in sys.argv[1:]:
-    text = open(path).read()
-    if path.endswith(".sources"):
-        for s in stanzas(text):
-            if "deb" not in s.get("types", "").split() or s.get("enabled", "yes") == "no":
-                continue
-            suites = [x for x in s.get("suites", "").split() if not x.endswith("-security")]
-            if not suites or "uris" not in s:
-                continue
-            opts = f" [signed-by={s['signed-by']}]" if "signed-by" in s else ""
-            uri = s["uris"].split()[0]
-            comps = s.get("components", "main")
-            for su in suites:
-                print(f"deb-src{opts} {uri} {su} {comps}")
-            sys.exit(0)
-    else:
-        for line in text.splitlines():
-            w = line.split("#", 1)[0].split()
-            if len(w) >= 3 and w[0] == "deb":
-                rest = w[1:]
-                opts = ""
-                if rest[0].startswith("["):
-                    i = next(i for i, t in enumerate(rest) if t.endswith("]"))
-                    opts = " " + " ".join(rest[: i + 1])
-                    rest = rest[i + 1 :]
-                if len(rest) >= 2 and not rest[1].endswith("-security"):
-                    print(f"deb-src{opts} {' '.join(rest)}")
-                    sys.exit(0)
-sys.exit(1)
-PY
-) || skip "no Debian archive entry found in /etc/apt (sources.list.d/*.sources, sources.list)"
+entry=$(python3 "$root/scripts/apt_archive_entry.py" --type deb-src "${files[@]}") \
+  || skip "no Debian archive entry found in /etc/apt (sources.list.d/*.sources, sources.list)"
 
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d" "$src"
-printf '# written by scripts/realworld/fetch.sh: deb-src twin of the main archive entry\n%s\n' \
-  "$entry" > "$apt/sources.list"
-aptopts=(
-  -o "Dir::Etc::sourcelist=$apt/sources.list"
-  -o "Dir::Etc::sourceparts=$apt/sources.list.d"
-  -o "Dir::State::Lists=$apt/lists"
-  -o "Dir::Cache=$apt/cache"
-  -o "Dir::Cache::archives=$apt/cache/archives"
-  -o "Debug::NoLocking=1"
-  -o "APT::Sandbox::User=$(id -un)"
-  -o "Acquire::Retries=2"
-  -o "Acquire::http::Timeout=20"
-)
+# shellcheck source=../private-apt.sh
+. "$root/scripts/private-apt.sh"
+private_apt "$apt" "scripts/realworld/fetch.sh: deb-src twin of the main archive entry" <<< "$entry"
+mkdir -p "$src"
 
 if ! ls "$apt/lists/"*_Sources* >/dev/null 2>&1; then
   if ! apt-get "${aptopts[@]}" -q update > "$apt/update.log" 2>&1 \
