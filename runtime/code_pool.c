@@ -305,7 +305,7 @@ bool dc_pool_bulk_end(void)
 			ok = false;
 			continue;
 		}
-		arch_flush_icache(c->seal, hi - c->seal);
+		dc_code_changed(c->seal, hi - c->seal);
 		c->seal = c->cur = hi;
 	}
 	return ok;

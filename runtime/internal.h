@@ -170,6 +170,11 @@ extern struct dc_stats dc_stats DC_HIDDEN;
 #define DC_STAT_ADD(f, n) \
 	atomic_fetch_add_explicit(&dc_stats.f, (n), memory_order_relaxed)
 
+/* --- code_changed.c: after the runtime wrote [addr, addr + len) of code:
+ * the arch's cache maintenance, and Valgrind told (its translations of
+ * those bytes discarded) --- */
+void dc_code_changed(uintptr_t addr, size_t len) DC_HIDDEN;
+
 /* --- mem.c: signal-safe allocation (mmap-backed bump + free lists) --- */
 void *dc_alloc(size_t size) DC_HIDDEN; /* zeroed, never NULL-checked-free */
 void dc_free(void *p, size_t size) DC_HIDDEN;

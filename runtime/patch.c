@@ -744,7 +744,7 @@ static bool do_step(const struct arch_step *s, int w)
 		ok = poke(w, s->addr, s->bytes, s->len, 0);
 	}
 	if (ok)
-		arch_flush_icache(s->addr, s->len);
+		dc_code_changed(s->addr, s->len);
 	return ok;
 }
 
@@ -768,7 +768,7 @@ static void alias_step(const struct arch_step *s, uintptr_t lo, uintptr_t rw)
 	default:
 		memcpy((void *)(rw + (s->addr - lo)), s->bytes, s->len);
 	}
-	arch_flush_icache(s->addr, s->len);
+	dc_code_changed(s->addr, s->len);
 }
 
 /*
@@ -904,8 +904,10 @@ int dc_text_write(uintptr_t addr, const void *bytes, size_t len)
 	check_fork();
 	dc_stubs_dirty = true;
 	if (alias_get(addr, len) ? poke(W_ALIAS, addr, bytes, len, 0) :
-	    mem_fd >= 0 && poke(W_MEM, addr, bytes, len, 0))
+	    mem_fd >= 0 && poke(W_MEM, addr, bytes, len, 0)) {
+		dc_code_changed(addr, len); /* (a translation of reused bytes) */
 		return 0;
+	}
 	if (!(writers & DC_WRITE_PROT))
 		return DYNCALL_ERR_MPROTECT;
 	err = protect(lo, hi, ARCH_TEXT_PROT | PROT_WRITE);
@@ -914,7 +916,7 @@ int dc_text_write(uintptr_t addr, const void *bytes, size_t len)
 		return DYNCALL_ERR_MPROTECT;
 	}
 	memcpy((void *)addr, bytes, len);
-	arch_flush_icache(addr, len);
+	dc_code_changed(addr, len);
 	err = protect(lo, hi, ARCH_TEXT_PROT);
 	if (err)
 		note_mprotect_failure(lo, ARCH_TEXT_PROT, err);
