@@ -282,8 +282,8 @@ def count_retpolines(a, rw, data, jobs, scratch):
             "valgrind",
             "--tool=callgrind",
             "--dump-instr=yes",
-            # The runtime patches code in place: without this
-            # valgrind keeps running its stale translations.
+            # The runtime patches code in place; it also tells
+            # valgrind (runtime/code_changed.c), this checks every block.
             "--smc-check=all",
             f"--callgrind-out-file={out}",
             *cgw[w](os.path.join(rw, c, v), os.path.join(s, "o")),
