@@ -40,6 +40,7 @@
 #include "CondSites.h"
 #include "Freshness.h"
 #include "Trampolines.h"
+#include "Unsupported.h"
 #include "WholeProgramFilter.h"
 #include "dyncall/abi.h"
 
@@ -1442,6 +1443,8 @@ bool DynCallTransform::run() {
   bool HasKeys = !VarKeys.empty() || !ArrayVars.empty() || HasFieldKeys;
   WholeProgram = ClWholeProgram || !ClWholeProgramFilter.empty();
   if (!HasKeys && !WholeProgram)
+    return false;
+  if (refuseCfi(M))
     return false;
 
   SiteTy = StructType::get(Ctx, {Int32, Int32, Int32, Int32, Int8, Int8, Int16});

@@ -32,6 +32,18 @@
 // does clobber, and a redirect target of the C convention would too.  The
 // runtime never registers it (DYNCALL_ERR_NOFN), and it runs as built.
 //
+// The bytes right before a patchable function's entry are the runtime's
+// (the slot and its jumps: docs/prologues.md), so freePreEntry drops
+// -fsanitize=function's signature from such a function (!func_sanitize:
+// the AsmPrinter would put 8 bytes of it between the pre-entry NOPs and
+// the entry, and the link's check refused every record, DC063).  Calls to
+// it are then not type-checked: the check at a call site looks for the
+// signature 8 bytes before the callee and checks nothing without it (the
+// runtime's bytes there never match it: x86-64's are 90 90 90 90, or
+// 90 90 90 e9/eb once patched; aarch64's are two NOPs, or the slot, a
+// 4-aligned code address, where the signature, 0xc105cafe, is not
+// 4-aligned).  Calls from it still are.
+//
 // The same pass aligns every patchable function with pre-entry NOPs to 8
 // bytes (alignPatchable): the runtime's slot is those NOPs, replaced with
 // one aligned 8-byte store.  -falign-functions=8 (what dyncall-cc adds)
@@ -43,6 +55,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FnRecords.h"
+#include "Unsupported.h"
 
 #include <algorithm>
 
@@ -535,11 +548,36 @@ bool dropUnpatchable(Module &M) {
   return Changed;
 }
 
+bool freePreEntry(Module &M) {
+  if (!entryPatchingTarget(M))
+    return false;
+  bool Changed = false;
+  for (Function &F : M) {
+    Attribute Pre = F.getFnAttribute("patchable-function-prefix");
+    unsigned N = 0;
+    if (F.isDeclaration() || !patchable(F) || !Pre.isValid() ||
+        Pre.getValueAsString().getAsInteger(10, N) || N == 0 ||
+        !F.hasMetadata(LLVMContext::MD_func_sanitize))
+      continue;
+    F.setMetadata(LLVMContext::MD_func_sanitize, nullptr);
+    Changed = true;
+  }
+  return Changed;
+}
+
 PreservedAnalyses FnRecordsPass::run(Module &M, ModuleAnalysisManager &) {
+  if (std::any_of(M.begin(), M.end(),
+                  [](const Function &F) {
+                    return !F.isDeclaration() && patchable(F);
+                  }) &&
+      refuseCfi(M))
+    return PreservedAnalyses::all();
   bool Dropped = dropUnpatchable(M);
   bool Aligned = alignPatchable(M);
-  return emitFnRecords(M) || Aligned || Dropped ? PreservedAnalyses::none()
-                                                : PreservedAnalyses::all();
+  bool Freed = freePreEntry(M);
+  return emitFnRecords(M) || Aligned || Dropped || Freed
+             ? PreservedAnalyses::none()
+             : PreservedAnalyses::all();
 }
 
 } // namespace dyncall

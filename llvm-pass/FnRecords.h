@@ -30,6 +30,7 @@ bool fnVecUse(const llvm::Function &F, FnVecUse &U);
 bool emitFnRecords(llvm::Module &M);
 bool alignPatchable(llvm::Module &M);
 bool dropUnpatchable(llvm::Module &M);
+bool freePreEntry(llvm::Module &M);
 
 /// __dyncall_fn_records for the module's patchable functions, and their
 /// pre-entry NOPs 8-byte aligned (FnRecords.cpp).
