@@ -16,7 +16,7 @@
 # Features: x86_64, qemu-aarch64, qemu-ppc64le, gcc-plugin, gcc11-plugin,
 #   gcc-plugin-aarch64, gcc-plugin-ppc64le, dyncall-runtime-aarch64,
 #   dyncall-runtime-ppc64le, lld, lief, dyncall-clang-plugin,
-#   dyncall-pass, dyncall-runtime, dyncall-rewrite, valgrind, ruff, clang-format, mypy, lizard,
+#   dyncall-pass, dyncall-runtime, dyncall-rewrite, valgrind, mdwe, ruff, clang-format, mypy, lizard,
 #   realworld-sources (SQLite and Expat unpacked by scripts/realworld/fetch.sh,
 #   which make check runs before lit), realworld-tinyxml2 (TinyXML-2, same),
 #   libgcc-next-{amd64,arm64,ppc64el} (the next Debian release's libgcc_s.so.1,
@@ -165,6 +165,10 @@ if "rewriter" in components and have(os.path.join(bindir, "dyncall-rewrite")):
     features.add("dyncall-rewrite")
 if have(os.path.join(llvm_bin, "ld.lld")) or shutil.which("ld.lld-" + config.llvm_version_major):
     features.add("lld")
+# prctl(PR_SET_MDWE) (test/exec/mdwe.test): Linux 6.3 and later
+_kernel = platform.release().split("-")[0].split(".")
+if len(_kernel) >= 2 and _kernel[0].isdigit() and _kernel[1].isdigit() and (int(_kernel[0]), int(_kernel[1])) >= (6, 3):
+    features.add("mdwe")
 if shutil.which("valgrind"):
     features.add("valgrind")  # test/exec/valgrind.c (scripts/install-deps.sh installs it)
 if all(have(os.path.join(build, "realworld", "src", p, ".unpacked")) for p in ("sqlite3", "expat")):
