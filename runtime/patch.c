@@ -505,13 +505,30 @@ static bool alias_reserve(void)
 	return true;
 }
 
+/* A new alias over [lo, hi) (alias_map), in order; NULL: not made. */
+static struct alias *alias_add(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t rw;
+	size_t i;
+
+	if (!alias_reserve())
+		return NULL;
+	rw = alias_map(lo, hi);
+	if (!rw)
+		return NULL;
+	for (i = al_n; i > 0 && al[i - 1].lo > lo; i--)
+		al[i] = al[i - 1];
+	al[i] = (struct alias){ lo, hi, rw, fork_gen };
+	al_n++;
+	return &al[i];
+}
+
 /* alias_get() when the cache does not know [addr, addr + len). */
 static __attribute__((noinline)) struct alias *alias_get_slow(uintptr_t addr,
 							      size_t len)
 {
 	struct alias *a = alias_find(addr, addr + len);
-	uintptr_t lo, hi, rw;
-	size_t i;
+	uintptr_t lo, hi;
 
 	if (a && a->gen == fork_gen)
 		return a;
@@ -541,16 +558,27 @@ static __attribute__((noinline)) struct alias *alias_get_slow(uintptr_t addr,
 			j++;
 		}
 	}
-	if (already_open(lo, hi) || !alias_reserve())
+	if (already_open(lo, hi))
 		return NULL;
-	rw = alias_map(lo, hi);
-	if (!rw)
-		return NULL;
-	for (i = al_n; i > 0 && al[i - 1].lo > lo; i--)
-		al[i] = al[i - 1];
-	al[i] = (struct alias){ lo, hi, rw, fork_gen };
-	al_n++;
-	return &al[i];
+	return alias_add(lo, hi);
+}
+
+/* The executing view of a no longer shows its memfd: something wrote
+ * through it, which copied the written page on write (a debugger's
+ * breakpoint: ptrace writes with FOLL_FORCE; the memfd is never written
+ * that way by the runtime), and no store through the alias reaches that
+ * page any more.  Seen under gdb: a breakpoint hit in a page of main's
+ * text after a hook there, then dyncall_fn_redirect returned 0 and the
+ * calls still ran the hooked function, dyncall_fn_restore returned -4
+ * and the handler kept running (test/runtime/debugger-wrote-text.c).
+ * The cure is the fork one: a fresh memfd holding what executes now (the
+ * debugger's bytes included), mapped in place of the whole alias. */
+static struct alias *alias_renew(struct alias *a)
+{
+	uintptr_t lo = a->lo, hi = a->hi;
+
+	alias_drop(a);
+	return alias_add(lo, hi);
 }
 
 /* The alias covering [addr, addr + len), made if it can be; NULL: none.
@@ -653,6 +681,26 @@ static int pick_writer(uintptr_t at, size_t len)
 	return (writers & DC_WRITE_PROT) ? W_PROT : W_NONE;
 }
 
+/* Store bytes at p, the RW view of [addr, addr + len): one aligned word
+ * (word 8 or 4) or a copy; true when the executing view shows them (it
+ * shares the memfd page unless something copied it: alias_renew). */
+static bool alias_store(uintptr_t p, uintptr_t addr, const void *bytes,
+			size_t len, size_t word)
+{
+	if (word == 8)
+		atomic_store_explicit((_Atomic uint64_t *)p,
+				      *(const uint64_t *)bytes,
+				      memory_order_release);
+	else if (word == 4)
+		atomic_store_explicit((_Atomic uint32_t *)p,
+				      *(const uint32_t *)bytes,
+				      memory_order_release);
+	else /* bytes nobody executes yet: any order will do (a byte loop
+	      * was a third of generating 10,000 jump functions) */
+		memcpy((void *)p, bytes, len);
+	return !memcmp((const void *)addr, bytes, len);
+}
+
 /* [addr, addr + len) <- bytes through writer w; false if refused. */
 static bool poke(int w, uintptr_t addr, const void *bytes, size_t len,
 		 size_t word)
@@ -660,20 +708,11 @@ static bool poke(int w, uintptr_t addr, const void *bytes, size_t len,
 	struct alias *a;
 
 	if (w == W_ALIAS && (a = alias_get(addr, len))) {
-		uintptr_t p = a->rw + (addr - a->lo);
-
-		if (word == 8)
-			atomic_store_explicit((_Atomic uint64_t *)p,
-					      *(const uint64_t *)bytes,
-					      memory_order_release);
-		else if (word == 4)
-			atomic_store_explicit((_Atomic uint32_t *)p,
-					      *(const uint32_t *)bytes,
-					      memory_order_release);
-		else /* bytes nobody executes yet: any order will do (a byte
-		      * loop was a third of generating 10,000 jump functions) */
-			memcpy((void *)p, bytes, len);
-		return true;
+		if (alias_store(a->rw + (addr - a->lo), addr, bytes, len, word))
+			return true;
+		a = alias_renew(a); /* the executing page was copied */
+		return a && alias_store(a->rw + (addr - a->lo), addr, bytes,
+					len, word);
 	}
 	if (w == W_MEM || (w == W_ALIAS && mem_fd >= 0 &&
 			   (word != 8 || (ARCH_STORE_WORD == 4 && len <= 4)))) {
@@ -764,25 +803,31 @@ static bool do_step(const struct arch_step *s, int w)
 
 /* do_step through the alias whose executing view starts at lo and whose
  * writable view is rw (poke's W_ALIAS stores, without finding the alias
- * again for every step of a batch). */
-static void alias_step(const struct arch_step *s, uintptr_t lo, uintptr_t rw)
+ * again for every step of a batch); false: the executing view did not
+ * show the store (alias_renew: the caller does the step again by
+ * do_step). */
+static bool alias_step(const struct arch_step *s, uintptr_t lo, uintptr_t rw)
 {
 	uintptr_t at;
 	uint64_t v;
+	uint32_t v4;
+	bool ok;
 
 	switch (step_word(s, &at, &v)) {
 	case 4:
-		atomic_store_explicit((_Atomic uint32_t *)(rw + (at - lo)),
-				      (uint32_t)v, memory_order_release);
+		v4 = (uint32_t)v;
+		ok = alias_store(rw + (at - lo), at, &v4, 4, 4);
 		break;
 	case 8:
-		atomic_store_explicit((_Atomic uint64_t *)(rw + (at - lo)), v,
-				      memory_order_release);
+		ok = alias_store(rw + (at - lo), at, &v, 8, 8);
 		break;
 	default:
-		memcpy((void *)(rw + (s->addr - lo)), s->bytes, s->len);
+		ok = alias_store(rw + (s->addr - lo), s->addr, s->bytes, s->len,
+				 0);
 	}
-	dc_code_changed(s->addr, s->len);
+	if (ok)
+		dc_code_changed(s->addr, s->len);
+	return ok;
 }
 
 /*
@@ -1241,10 +1286,14 @@ static bool steps_direct(const struct arch_step *steps, size_t n, bool *ok,
 			bool done = true;
 
 			if (w == W_ALIAS && m.rw && p[j].addr >= m.lo &&
-			    p[j].addr + p[j].len <= m.hi)
-				alias_step(&p[j], m.lo, m.rw);
-			else
+			    p[j].addr + p[j].len <= m.hi) {
+				if (!alias_step(&p[j], m.lo, m.rw)) {
+					m = (struct alias){ 0 }; /* renewed */
+					done = do_step(&p[j], W_ALIAS);
+				}
+			} else {
 				done = w != W_NONE && do_step(&p[j], w);
+			}
 
 			if (!done && ok)
 				ok[i] = false;
