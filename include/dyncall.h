@@ -113,6 +113,9 @@ enum dyncall_status {
 	DYNCALL_ERR_BUILDID = -18,   /* ...: the module's file is not the
 				      * mapped image (no build-id, or
 				      * another one)                        */
+	DYNCALL_ERR_RUNTIMES = -19,  /* another copy of the runtime in this
+				      * process (libdyncall.a and
+				      * libdyncall.so): all slow            */
 };
 
 /* The state of a site (what its patchable branches currently do). */

@@ -27,6 +27,7 @@ static int keys_op(void *const *ids, void *const *values, size_t n)
 		}
 		return ret;
 	}
+	dc_runtime_claim(true); /* the first store: not locked (above) */
 	dc_lock(&saved);
 	dc_init_locked();
 	for (size_t i = 0; i < n; i++) {

@@ -170,6 +170,14 @@ extern struct dc_stats dc_stats DC_HIDDEN;
 #define DC_STAT_ADD(f, n) \
 	atomic_fetch_add_explicit(&dc_stats.f, (n), memory_order_relaxed)
 
+/* --- one_runtime.c: another dyncall runtime in the process looked for
+ * (once: only if never yet); if there is one, both stop patching.  Not
+ * under the lock. --- */
+void dc_runtime_claim(bool once) DC_HIDDEN;
+/* registry.c: every direct branch of every module back to its slow path
+ * (under the lock, patching disabled) */
+void dc_modules_slow(void) DC_HIDDEN;
+
 /* --- code_changed.c: after the runtime wrote [addr, addr + len) of code:
  * the arch's cache maintenance, and Valgrind told (its translations of
  * those bytes discarded) --- */

@@ -1329,6 +1329,7 @@ static struct dc_fn *fn_get(const void *fn, int *status)
 
 static void state_begin(sigset_t *saved)
 {
+	dc_runtime_claim(false); /* not locked: it may take another copy's */
 	dc_lock(saved);
 	dc_init_locked();
 	rescan();

@@ -343,6 +343,7 @@ DC_EXPORT void __dyncall_register(const struct dyncall_site_entry *sb,
 
 	if (sb > se || kb > ke || (sb == se && kb == ke))
 		return;
+	dc_runtime_claim(false); /* not locked: it may take another copy's */
 	dc_lock(&saved);
 	dc_init_locked();
 	for (m = dc_modules; m; m = m->next) {
@@ -433,6 +434,16 @@ static void site_unlink(struct dc_site *s)
 	k->nsites--;
 	key_put(k);
 	s->key = NULL;
+}
+
+void dc_modules_slow(void)
+{
+	struct dc_batch b = { 0 };
+
+	for (struct dc_module *m = dc_modules; m; m = m->next)
+		for (unsigned i = 0; i < m->nsites; i++)
+			dc_site_plan_slow(&b, &m->sites[i], false);
+	dc_batch_run(&b);
 }
 
 DC_EXPORT void __dyncall_unregister(const struct dyncall_site_entry *sb,

@@ -166,8 +166,8 @@ if "rewriter" in components and have(os.path.join(bindir, "dyncall-rewrite")):
 if have(os.path.join(llvm_bin, "ld.lld")) or shutil.which("ld.lld-" + config.llvm_version_major):
     features.add("lld")
 # prctl(PR_SET_MDWE) (test/exec/mdwe.test): Linux 6.3 and later
-_kernel = platform.release().split("-")[0].split(".")
-if len(_kernel) >= 2 and _kernel[0].isdigit() and _kernel[1].isdigit() and (int(_kernel[0]), int(_kernel[1])) >= (6, 3):
+_kernel = platform.release().split("-")[0].split(".")[:2]
+if len(_kernel) == 2 and all(x.isdigit() for x in _kernel) and tuple(map(int, _kernel)) >= (6, 3):
     features.add("mdwe")
 if shutil.which("valgrind"):
     features.add("valgrind")  # test/exec/valgrind.c (scripts/install-deps.sh installs it)
