@@ -42,6 +42,7 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <string.h>
@@ -160,6 +161,10 @@ struct dc_fmod {
 	 * patchable functions, sorted by callee (read at the first redirect
 	 * that needs them), or why there are none */
 	int cs_status; /* CS_UNREAD, DYNCALL_OK or why not */
+	/* DYNCALL_OK, or DYNCALL_ERR_NOMEM: its file could not be opened or
+	 * mapped for want of descriptors or memory (EMFILE, ENFILE, ENOMEM,
+	 * EAGAIN); read again at the next API call */
+	int load_status;
 	struct dc_csite *cs;
 	size_t ncs, cs_cap;
 	/* ppc64le (ARCH_CALLER_TARGET_CHECK): the module's functions whose
@@ -180,6 +185,7 @@ struct dc_fmod {
 static struct dc_fmod *fmods;
 static unsigned long long seen_adds, seen_subs;
 static bool scanned;
+static bool load_retry; /* a module's file to read again (load_status) */
 
 /* func -> struct dc_fn, open addressing over every module's functions */
 static struct dc_fn **fn_hash;
@@ -801,10 +807,20 @@ static void mod_load(struct dc_fmod *m, struct dl_phdr_info *info)
 	const ElfW(Shdr) * shs, *shstr;
 	uint8_t *file;
 
-	/* linux-vdso.so.1, a deleted file: nothing to find */
+	/* linux-vdso.so.1, a deleted file: nothing to find; out of
+	 * descriptors or memory: its functions are unknown for now (a server
+	 * at its descriptor limit got DYNCALL_ERR_NOFN for every function of
+	 * the module before) */
+	m->load_status = DYNCALL_OK;
 	file = map_elf_file(path, &size);
-	if (!file)
+	if (!file) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM ||
+		    errno == EAGAIN) {
+			m->load_status = DYNCALL_ERR_NOMEM;
+			load_retry = true;
+		}
 		return;
+	}
 	eh = (const ElfW(Ehdr) *)file;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || !eh->e_shoff ||
 	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > size ||
@@ -858,6 +874,7 @@ out:
 
 struct scan {
 	bool first;
+	bool retry; /* a module's file to read again: no shortcut */
 	bool unchanged;
 	bool subs_moved; /* something was unloaded since the last scan */
 };
@@ -890,7 +907,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 	if (sc->first) {
 		sc->first = false;
-		if (scanned && info->dlpi_adds == seen_adds &&
+		if (scanned && !sc->retry && info->dlpi_adds == seen_adds &&
 		    info->dlpi_subs == seen_subs) {
 			sc->unchanged = true;
 			return 1; /* nothing loaded or unloaded since */
@@ -905,6 +922,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 			if (sc->subs_moved && reloaded(m))
 				break; /* a new load: a new record */
 			m->seen = true;
+			if (m->load_status != DYNCALL_OK && !m->nfn)
+				mod_load(m, info); /* again (load_status) */
 			return 0;
 		}
 	m = dc_alloc(sizeof(*m));
@@ -952,11 +971,12 @@ static void fn_forget(struct dc_fn *f)
 /* Bring the module list up to date (dlopen, dlclose since the last call). */
 static void rescan(void)
 {
-	struct scan sc = { .first = true };
+	struct scan sc = { .first = true, .retry = load_retry };
 	bool dropped = false;
 
 	for (struct dc_fmod *m = fmods; m; m = m->next)
 		m->seen = false;
+	load_retry = false; /* set again by a load that fails again */
 	dl_iterate_phdr(scan_cb, &sc);
 	scanned = true;
 	if (sc.unchanged) {
@@ -1318,6 +1338,11 @@ static struct dc_fn *fn_get(const void *fn, int *status)
 	f = fn_lookup((uintptr_t)fn);
 	if (!f) {
 		*status = DYNCALL_ERR_NOFN;
+		for (const struct dc_fmod *m = fmods; m; m = m->next)
+			if (m->load_status != DYNCALL_OK &&
+			    dc_segs_contain(&m->exec, (uintptr_t)fn,
+					    (uintptr_t)fn + 1, false))
+				*status = m->load_status; /* unknown for now */
 		return NULL;
 	}
 	if (f->status) {
