@@ -513,15 +513,21 @@ static bool entryPatchingTarget(const Module &M) {
          T.isOSBinFormatELF();
 }
 
+/// A patchable function defined here with pre-entry NOPs (the runtime's
+/// slot and jumps right before its entry).
+static bool hasPreEntryNops(const Function &F) {
+  Attribute Pre = F.getFnAttribute("patchable-function-prefix");
+  unsigned N = 0;
+  return !F.isDeclaration() && patchable(F) && Pre.isValid() &&
+         !Pre.getValueAsString().getAsInteger(10, N) && N > 0;
+}
+
 bool alignPatchable(Module &M) {
   if (!entryPatchingTarget(M))
     return false;
   bool Changed = false;
   for (Function &F : M) {
-    Attribute Pre = F.getFnAttribute("patchable-function-prefix");
-    unsigned N = 0;
-    if (F.isDeclaration() || !patchable(F) || !Pre.isValid() ||
-        Pre.getValueAsString().getAsInteger(10, N) || N == 0)
+    if (!hasPreEntryNops(F))
       continue;
     if (F.getAlign().valueOrOne() < Align(8)) {
       F.setAlignment(Align(8));
@@ -553,11 +559,7 @@ bool freePreEntry(Module &M) {
     return false;
   bool Changed = false;
   for (Function &F : M) {
-    Attribute Pre = F.getFnAttribute("patchable-function-prefix");
-    unsigned N = 0;
-    if (F.isDeclaration() || !patchable(F) || !Pre.isValid() ||
-        Pre.getValueAsString().getAsInteger(10, N) || N == 0 ||
-        !F.hasMetadata(LLVMContext::MD_func_sanitize))
+    if (!hasPreEntryNops(F) || !F.hasMetadata(LLVMContext::MD_func_sanitize))
       continue;
     F.setMetadata(LLVMContext::MD_func_sanitize, nullptr);
     Changed = true;

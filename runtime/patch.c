@@ -681,20 +681,27 @@ static int pick_writer(uintptr_t at, size_t len)
 	return (writers & DC_WRITE_PROT) ? W_PROT : W_NONE;
 }
 
+/* One aligned store of the word (8 or 4 bytes) at bytes to p. */
+static void store_word(uintptr_t p, const void *bytes, size_t word)
+{
+	if (word == 8)
+		atomic_store_explicit((_Atomic uint64_t *)p,
+				      *(const uint64_t *)bytes,
+				      memory_order_release);
+	else
+		atomic_store_explicit((_Atomic uint32_t *)p,
+				      *(const uint32_t *)bytes,
+				      memory_order_release);
+}
+
 /* Store bytes at p, the RW view of [addr, addr + len): one aligned word
  * (word 8 or 4) or a copy; true when the executing view shows them (it
  * shares the memfd page unless something copied it: alias_renew). */
 static bool alias_store(uintptr_t p, uintptr_t addr, const void *bytes,
 			size_t len, size_t word)
 {
-	if (word == 8)
-		atomic_store_explicit((_Atomic uint64_t *)p,
-				      *(const uint64_t *)bytes,
-				      memory_order_release);
-	else if (word == 4)
-		atomic_store_explicit((_Atomic uint32_t *)p,
-				      *(const uint32_t *)bytes,
-				      memory_order_release);
+	if (word)
+		store_word(p, bytes, word);
 	else /* bytes nobody executes yet: any order will do (a byte loop
 	      * was a third of generating 10,000 jump functions) */
 		memcpy((void *)p, bytes, len);
@@ -723,14 +730,8 @@ static bool poke(int w, uintptr_t addr, const void *bytes, size_t len,
 		return false;
 	}
 	if (w == W_PROT) {
-		if (word == 8)
-			atomic_store_explicit((_Atomic uint64_t *)addr,
-					      *(const uint64_t *)bytes,
-					      memory_order_release);
-		else if (word == 4)
-			atomic_store_explicit((_Atomic uint32_t *)addr,
-					      *(const uint32_t *)bytes,
-					      memory_order_release);
+		if (word)
+			store_word(addr, bytes, word);
 		else
 			for (size_t i = 0; i < len; i++)
 				((volatile uint8_t *)addr)[i] =

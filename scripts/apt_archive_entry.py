@@ -10,10 +10,15 @@ configuration (scripts/realworld/fetch.sh: deb-src of the same suite;
 scripts/fetch-libgcc-next.sh: deb of the next release). Exit 1 when there
 is none.
 
-    apt_archive_entry.py [--type deb-src] [--suite trixie] FILE...
+    apt_archive_entry.py [--type deb-src] [--suite trixie] [FILE...]
+
+Without FILE: the system's, /etc/apt/sources.list.d/*.sources, then
+/etc/apt/sources.list, then /etc/apt/sources.list.d/*.list.
 """
 
 import argparse
+import glob
+import os
 import sys
 
 
@@ -71,9 +76,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--type", default="deb", choices=["deb", "deb-src"])
     ap.add_argument("--suite", help="this suite instead of the entry's")
-    ap.add_argument("files", nargs="+")
+    ap.add_argument("files", nargs="*")
     args = ap.parse_args()
-    for path in args.files:
+    files = args.files or [
+        *sorted(glob.glob("/etc/apt/sources.list.d/*.sources")),
+        "/etc/apt/sources.list",
+        *sorted(glob.glob("/etc/apt/sources.list.d/*.list")),
+    ]
+    for path in files:
+        if not os.path.isfile(path):
+            continue
         with open(path) as f:
             text = f.read()
         entry = from_sources(text) if path.endswith(".sources") else from_list(text)

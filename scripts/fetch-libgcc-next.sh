@@ -35,11 +35,7 @@ for a in "${arches[@]}"; do [ -f "$out/$a/libgcc_s.so.1" ] || done_all=0; done
 [ $done_all = 1 ] && exit 0
 
 command -v apt-get >/dev/null || skip "no apt-get on this machine"
-files=()
-for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-  [ -f "$f" ] && files+=("$f")
-done
-entry=$(python3 "$root/scripts/apt_archive_entry.py" --suite "$suite" "${files[@]}") \
+entry=$(python3 "$root/scripts/apt_archive_entry.py" --suite "$suite") \
   || skip "no Debian archive entry found in /etc/apt"
 
 # shellcheck source=private-apt.sh

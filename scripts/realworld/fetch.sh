@@ -38,14 +38,8 @@ command -v apt-get >/dev/null || skip "no apt-get on this machine"
 
 # --- the deb-src twin of the main archive entry --------------------------------
 # (scripts/apt_archive_entry.py: the first deb entry not of a -security suite)
-files=()
-if [ -n "${REALWORLD_SOURCES_FILE:-}" ]; then files=("$REALWORLD_SOURCES_FILE")
-else
-  for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] && files+=("$f")
-  done
-fi
-entry=$(python3 "$root/scripts/apt_archive_entry.py" --type deb-src "${files[@]}") \
+# shellcheck disable=SC2086  # (no file: the system's)
+entry=$(python3 "$root/scripts/apt_archive_entry.py" --type deb-src ${REALWORLD_SOURCES_FILE:+"$REALWORLD_SOURCES_FILE"}) \
   || skip "no Debian archive entry found in /etc/apt (sources.list.d/*.sources, sources.list)"
 
 # shellcheck source=../private-apt.sh
