@@ -165,6 +165,7 @@ void dc_init_locked(void)
 	 * their sites (glibc runs _dl_fini, registered first, last) */
 	if (dc_cfg.stats)
 		atexit(dc_report_at_exit);
+	dc_code_changed_init();
 	dc_text_init(env_writers());
 	dc_learn_init();
 	if (dc_env_bool("DYNCALL_DISABLE", false)) {

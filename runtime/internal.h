@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/arch.h" /* arch_flush_icache, for dc_code_changed */
 #include "dyncall.h"
 #include "dyncall/abi.h"
 
@@ -181,7 +182,19 @@ void dc_modules_slow(void) DC_HIDDEN;
 /* --- code_changed.c: after the runtime wrote [addr, addr + len) of code:
  * the arch's cache maintenance, and Valgrind told (its translations of
  * those bytes discarded) --- */
-void dc_code_changed(uintptr_t addr, size_t len) DC_HIDDEN;
+void dc_code_changed_init(void) DC_HIDDEN; /* at start-up */
+#ifdef DYNCALL_HAVE_VALGRIND_H
+extern bool dc_under_valgrind DC_HIDDEN;
+void dc_valgrind_discard(uintptr_t addr, size_t len) DC_HIDDEN;
+#endif
+static inline void dc_code_changed(uintptr_t addr, size_t len)
+{
+	arch_flush_icache(addr, len);
+#ifdef DYNCALL_HAVE_VALGRIND_H
+	if (dc_under_valgrind)
+		dc_valgrind_discard(addr, len);
+#endif
+}
 
 /* --- mem.c: signal-safe allocation (mmap-backed bump + free lists) --- */
 void *dc_alloc(size_t size) DC_HIDDEN; /* zeroed, never NULL-checked-free */

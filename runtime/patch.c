@@ -700,11 +700,19 @@ static void store_word(uintptr_t p, const void *bytes, size_t word)
 static bool alias_store(uintptr_t p, uintptr_t addr, const void *bytes,
 			size_t len, size_t word)
 {
-	if (word)
+	if (word == 8) {
 		store_word(p, bytes, word);
-	else /* bytes nobody executes yet: any order will do (a byte loop
-	      * was a third of generating 10,000 jump functions) */
-		memcpy((void *)p, bytes, len);
+		return *(const volatile uint64_t *)addr ==
+		       *(const uint64_t *)bytes;
+	}
+	if (word == 4) {
+		store_word(p, bytes, word);
+		return *(const volatile uint32_t *)addr ==
+		       *(const uint32_t *)bytes;
+	}
+	/* bytes nobody executes yet: any order will do (a byte loop was a
+	 * third of generating 10,000 jump functions) */
+	memcpy((void *)p, bytes, len);
 	return !memcmp((const void *)addr, bytes, len);
 }
 
