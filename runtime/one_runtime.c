@@ -13,7 +13,7 @@
  * for the library) and its __dyncall_store to libdyncall.so's, so the
  * store reached a runtime that did not know the sites, and a site made
  * direct by the other kept calling the key's old target: a wrong call,
- * silently (test/runtime/two-runtimes.test).
+ * silently (test/exec/two-runtimes.test).
  *
  * So each copy marks its module with an ELF note (SHT_NOTE in a PT_NOTE
  * segment: readable in memory from the program headers, no file I/O)
@@ -21,13 +21,14 @@
  * copies' notes (dl_iterate_phdr) before each registration and each use
  * of the function-entry API when the set of loaded modules grew, and
  * before its first store (a library may only store through a copy no
- * module registered with: it finds the older copy then).  When it finds one, both yield: patching
- * stops (dc_cfg.disabled, DYNCALL_ERR_RUNTIMES), every direct branch goes
- * back to its slow path, which loads the key at each call and is right
- * whichever copy the stores reach; guards compare with the loaded value
- * and stay.  A one-line warning names both modules.  The note is in this
- * file, which every registration references, so a static link that uses
- * the runtime carries it.  A copy with another note version cannot be
+ * module registered with: it finds the older copy then).  When it finds
+ * one, both yield: patching stops (dc_cfg.disabled,
+ * DYNCALL_ERR_RUNTIMES), every direct branch goes back to its slow path,
+ * which loads the key at each call and is right whichever copy the
+ * stores reach; guards compare with the loaded value and stay.  Each
+ * copy warns once, naming the other's module.  The note is in this file,
+ * which every registration references, so a static link that uses the
+ * runtime carries it.  A copy with another note version cannot be
  * called: this one yields alone and says so.
  *
  * The scan runs outside the lock (the other copy's yield takes that
