@@ -7,7 +7,7 @@ CROSSCOMPILING_EMULATOR), and write each test's exit status and output.
     runtests.py BUILD_DIR OUT.json [--prefix 'qemu-aarch64 -L ...'] [--env K=V]...
                 [--compare REF.json] [--timeout S] [--script-sim OPTION]
                 [--script-arg ARG]... [--skip NAME:WHY]... [--exit-only NAME:WHY]...
-                [--ignore-line REGEX]...
+                [--ignore-line REGEX]... [--tap NAME]...
 
 OUT.json: {test name: {"rc": exit status, "out": stdout}}. With --compare,
 every test must have the same exit status and stdout as in REF.json (the
@@ -24,6 +24,15 @@ and `OPTION PREFIX` appended; any other test, and every test without
 of the comparison only (it must still exit 0), with the reason printed.
 --ignore-line: stdout lines matching REGEX are left out of the comparison
 (a line that names the CPU the build is for).
+--tap NAME: the test prints TAP (`ok N - case`, `not ok N - case`: libuv's
+runner, whose exit status is the number of cases that failed): its cases
+are compared one by one instead of its stdout and exit status. A case that
+failed in REF.json too is left out, named as failing in the reference
+(the machine: root, no network). One that fails only here runs again
+alone, as `COMMAND CASE` (libuv's runner takes one case name), up to
+twice: passing then, it is named as passed on a rerun (timing-dependent
+cases: a connect that a timer races); failing both times, it is a failure.
+Without --compare (the reference run) the test passes whatever its cases do.
 """
 
 import argparse
@@ -48,6 +57,7 @@ def parse_args():
     ap.add_argument("--skip", action="append", default=[])
     ap.add_argument("--exit-only", action="append", default=[])
     ap.add_argument("--ignore-line", action="append", default=[])
+    ap.add_argument("--tap", action="append", default=[])
     return ap.parse_args()
 
 
@@ -74,6 +84,40 @@ def list_tests(build):
         props = {p["name"]: p["value"] for p in t.get("properties", [])}
         tests.append((t["name"], t["command"], props))
     return tests
+
+
+TAP_CASE = re.compile(r"^(ok|not ok) \d+ - (\S+)")
+
+
+def tap_cases(out):
+    """{case: True if ok} of a TAP stdout."""
+    return {m[2]: m[1] == "ok" for m in map(TAP_CASE.match, out.splitlines()) if m}
+
+
+def tap_verdict(name, out, ref, rerun):
+    """Why a TAP test failed against the reference's run of it, or None;
+    rerun(case) runs one case alone and tells whether it passed."""
+    cases = tap_cases(out)
+    if not cases:
+        return "no TAP case in its output"
+    if ref is None:
+        return None
+    want = tap_cases(ref[name]["out"])
+    env = sorted(c for c, ok in want.items() if not ok)
+    if env:
+        print(f"heldout: note {name}: {len(env)} cases fail in the reference too: {' '.join(env)}")
+    bad = sorted(c for c, ok in want.items() if ok and not cases.get(c, False))
+    again = [c for c in bad if c in cases and (rerun(c) or rerun(c))]
+    if again:
+        print(f"heldout: note {name}: failed, then passed on a rerun alone: {' '.join(again)}")
+    bad = [c for c in bad if c not in again]
+    extra = sorted(set(cases) - set(want))
+    if bad or extra:
+        return f"{len(bad)} cases failed or missing: {' '.join(bad[:10])}" + (
+            f"; not in the reference: {' '.join(extra[:10])}" if extra else ""
+        )
+    print(f"heldout: note {name}: {sum(cases.values())} of {len(cases)} TAP cases ok in the whole run")
+    return None
 
 
 def run_one(cmd, props, args, env):
@@ -120,7 +164,12 @@ def main():
         r = run_one(cmd, props, args, env)
         results[name] = r
         why = None
-        if r["rc"] != 0:
+        if name in args.tap:
+            def rerun(case, cmd=cmd, props=props):
+                return run_one([*cmd, case], props, args, env)["rc"] == 0
+
+            why = tap_verdict(name, r["out"], ref, rerun)
+        elif r["rc"] != 0:
             why = f"exit status {r['rc']}: {r['err'][-300:]!r}"
         elif ref is not None and name not in ref:
             why = "not in the reference run"
