@@ -31,6 +31,10 @@
 #           cjson     C (cjson): a small JSON library with pluggable
 #                     allocators (malloc/free through pointers); its ctest
 #                     suite (the Unity tests and the parse_examples files)
+#           pugixml   C++ (pugixml): an XML DOM and XPath library: virtual
+#                     calls (xml_writer, xml_tree_walker), the allocator
+#                     functions, exceptions out of XPath; its ctest suite
+#                     (one test: its own runner over ~1,000 cases)
 #
 # Configurations (HELDOUT_CONFIGS="name ..." picks some; `run.sh --list`):
 #   ref-<cc>            -O2, no retpoline, no dyncall: the reference outputs
@@ -109,7 +113,7 @@ if [ "${1:-}" = --list ]; then all_configs; exit 0; fi
 
 programs=("$@"); [ ${#programs[@]} -gt 0 ] || programs=(jansson muparser pcre2 json-c brotli)
 for p in "${programs[@]}"; do
-  case $p in jansson|muparser|pcre2|json-c|brotli|libuv1|cjson) ;; *) echo "usage: $0 [--list] [jansson|muparser|pcre2|json-c|brotli|libuv1|cjson]..." >&2; exit 2 ;; esac
+  case $p in jansson|muparser|pcre2|json-c|brotli|libuv1|cjson|pugixml) ;; *) echo "usage: $0 [--list] [jansson|muparser|pcre2|json-c|brotli|libuv1|cjson|pugixml]..." >&2; exit 2 ;; esac
 done
 [ -x "$dcc" ] && [ -x "$rewrite" ] || { echo "heldout: build first (make build): no $dcc or $rewrite" >&2; exit 2; }
 "$root/scripts/realworld/fetch.sh" "${programs[@]}" || exit $?
@@ -177,6 +181,7 @@ configure_build() {
     json-c) opts=(-DDISABLE_WERROR=ON) ;;
     # cJSON_Utils too (JSON patch and pointer: more code through pointers)
     cjson) opts=(-DENABLE_CJSON_UTILS=ON) ;;
+    pugixml) opts=(-DPUGIXML_BUILD_TESTS=ON) ;;
     # brotli's tests are CMake scripts that run the brotli program behind
     # BROTLI_WRAPPER (it sets one only for compilers named like
     # aarch64-linux-gnu-gcc: the wrapper here is named cc)
