@@ -11,7 +11,8 @@
 #                 --dyncall-prologues=all builds with every function hooked
 #                 and redirected (scripts/realworld/verify-prologues.sh)
 #                 (docs/realworld.md; the benchmark: bench/realworld.bench.sh)
-#   make heldout  held-out programs (jansson, muparser, pcre2, json-c, brotli) from Debian's sources,
+#   make heldout  held-out programs (jansson, muparser, pcre2, json-c, brotli, libuv1, cjson,
+#                 pugixml) from Debian's sources,
 #                 unmodified, whole-program mode, both compilers, -O0/-O2/-Os,
 #                 LTO, PIE, retpolines, aarch64/ppc64le under qemu, and
 #                 --dyncall-prologues=all with every function hooked and

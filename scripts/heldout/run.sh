@@ -4,7 +4,7 @@
 # -O levels, retpolines, PIE, LTO and for three arches, each checked with its
 # own test suite against its plain build (docs/realworld.md, "Held-out programs").
 #
-#   scripts/heldout/run.sh [PROGRAM...]      (default: the first five below)
+#   scripts/heldout/run.sh [PROGRAM...]      (default: all eight below)
 #
 # PROGRAM   jansson   C (Debian source package jansson): a JSON library; its
 #                     ctest suite (16 API test programs, ~250 json_process runs)
@@ -111,7 +111,7 @@ EOF
 }
 if [ "${1:-}" = --list ]; then all_configs; exit 0; fi
 
-programs=("$@"); [ ${#programs[@]} -gt 0 ] || programs=(jansson muparser pcre2 json-c brotli)
+programs=("$@"); [ ${#programs[@]} -gt 0 ] || programs=(jansson muparser pcre2 json-c brotli libuv1 cjson pugixml)
 for p in "${programs[@]}"; do
   case $p in jansson|muparser|pcre2|json-c|brotli|libuv1|cjson|pugixml) ;; *) echo "usage: $0 [--list] [jansson|muparser|pcre2|json-c|brotli|libuv1|cjson|pugixml]..." >&2; exit 2 ;; esac
 done
