@@ -38,7 +38,9 @@ on this machine too, and passed it in the reference's whole run by
 chance: libuv's tcp_close_while_connecting, whose 1 ms timer races the
 network's answer to a connect to 1.2.3.4: 7 passes in 20 alone in the
 plain GCC build); passing there all five times, it is a failure.
-Without --compare (the reference run) the test passes whatever its cases do.
+A TAP test killed by a signal or timed out fails whatever it printed, and
+so does one that prints no case. Without --compare (the reference run) the
+test otherwise passes whatever its cases do.
 """
 
 import argparse
@@ -100,14 +102,20 @@ def tap_cases(out):
     return {m[2]: m[1] == "ok" for m in map(TAP_CASE.match, out.splitlines()) if m}
 
 
-def tap_verdict(name, out, ref, rerun, args):
-    """Why a TAP test failed against the reference's run of it, or None;
-    rerun(case) runs one case alone and tells whether it passed."""
-    cases = tap_cases(out)
+def tap_verdict(name, r, ref, rerun, args):
+    """Why a TAP test (its result R) failed against the reference's run of
+    it, or None; rerun(case) runs one case alone and tells whether it passed."""
+    # the exit status counts failed cases; killed (negative) or timed out,
+    # the runner itself failed, whatever it printed before
+    if not isinstance(r["rc"], int) or r["rc"] < 0:
+        return f"exit status {r['rc']}: {r['err'][-300:]!r}"
+    cases = tap_cases(r["out"])
     if not cases:
         return "no TAP case in its output"
     if ref is None:
         return None
+    if name not in ref:
+        return "not in the reference run"
     want = tap_cases(ref[name]["out"])
     env = sorted(c for c, ok in want.items() if not ok)
     if env:
@@ -201,7 +209,7 @@ def main():
             def rerun(case, cmd=cmd, props=props):
                 return run_one([*cmd, case], props, args, env)["rc"] == 0
 
-            why = tap_verdict(name, r["out"], ref, rerun, args)
+            why = tap_verdict(name, r, ref, rerun, args)
         elif r["rc"] != 0:
             why = f"exit status {r['rc']}: {r['err'][-300:]!r}"
         elif ref is not None and name not in ref:
